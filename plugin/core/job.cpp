@@ -1,0 +1,250 @@
+#include "core/job.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+namespace klineage {
+
+namespace {
+struct TypeRow {
+  ElemType t;
+  const char* name;
+  unsigned size;
+  bool is_float;
+};
+const TypeRow kTypes[] = {
+    {ElemType::F32, "f32", 4, true},  {ElemType::F64, "f64", 8, true},  {ElemType::I8, "i8", 1, false},
+    {ElemType::U8, "u8", 1, false},   {ElemType::I16, "i16", 2, false}, {ElemType::U16, "u16", 2, false},
+    {ElemType::I32, "i32", 4, false}, {ElemType::U32, "u32", 4, false}, {ElemType::I64, "i64", 8, false},
+    {ElemType::U64, "u64", 8, false},
+};
+const TypeRow& row(ElemType t) {
+  for (const auto& r : kTypes)
+    if (r.t == t) return r;
+  return kTypes[0];
+}
+std::string normalize(std::string s) {
+  // drop qualifiers and collapse spaces: "const unsigned  int" -> "unsigned int"
+  for (const char* q : {"const ", "volatile ", "__restrict__ ", "__restrict ", "struct "}) {
+    size_t p;
+    while ((p = s.find(q)) != std::string::npos) s.erase(p, std::char_traits<char>::length(q));
+  }
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+    } else {
+      if (space) out += ' ';
+      space = false;
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<ElemType> elemTypeFromCType(const std::string& ctype) {
+  std::string t = normalize(ctype);
+  static const std::pair<const char*, ElemType> names[] = {
+      {"float", ElemType::F32}, {"double", ElemType::F64}, {"char", ElemType::I8},
+      {"signed char", ElemType::I8}, {"int8_t", ElemType::I8}, {"unsigned char", ElemType::U8},
+      {"uint8_t", ElemType::U8}, {"uchar", ElemType::U8}, {"short", ElemType::I16}, {"int16_t", ElemType::I16},
+      {"unsigned short", ElemType::U16}, {"uint16_t", ElemType::U16}, {"int", ElemType::I32},
+      {"signed int", ElemType::I32}, {"int32_t", ElemType::I32}, {"unsigned int", ElemType::U32},
+      {"unsigned", ElemType::U32}, {"uint32_t", ElemType::U32}, {"uint", ElemType::U32},
+      {"long", ElemType::I64}, {"long int", ElemType::I64}, {"long long", ElemType::I64},
+      {"long long int", ElemType::I64}, {"int64_t", ElemType::I64}, {"ptrdiff_t", ElemType::I64},
+      {"unsigned long", ElemType::U64}, {"unsigned long int", ElemType::U64},
+      {"unsigned long long", ElemType::U64}, {"unsigned long long int", ElemType::U64},
+      {"uint64_t", ElemType::U64}, {"size_t", ElemType::U64}, {"std::size_t", ElemType::U64},
+      {"bool", ElemType::U8}};
+  for (const auto& [n, e] : names)
+    if (t == n) return e;
+  return std::nullopt;
+}
+const char* elemTypeName(ElemType t) { return row(t).name; }
+std::optional<ElemType> elemTypeFromName(const std::string& name) {
+  for (const auto& r : kTypes)
+    if (name == r.name) return r.t;
+  return std::nullopt;
+}
+unsigned elemSize(ElemType t) { return row(t).size; }
+bool isFloat(ElemType t) { return row(t).is_float; }
+
+Dim3 applyGrid(const GeometryChange& g, Dim3 grid) {
+  if (g.grid_x_divisor > 1) grid.x = (grid.x + g.grid_x_divisor - 1) / g.grid_x_divisor;
+  if (grid.x < 1) grid.x = 1;
+  return grid;
+}
+Dim3 applyBlock(const GeometryChange& g, Dim3 block) {
+  if (g.block_x) block.x = *g.block_x;
+  return block;
+}
+
+void to_json(nlohmann::json& j, const Dim3& d) { j = nlohmann::json::array({d.x, d.y, d.z}); }
+void from_json(const nlohmann::json& j, Dim3& d) {
+  d = Dim3{};
+  if (j.is_number()) {
+    d.x = j.get<long long>();
+    return;
+  }
+  if (j.size() > 0) d.x = j.at(0).get<long long>();
+  if (j.size() > 1) d.y = j.at(1).get<long long>();
+  if (j.size() > 2) d.z = j.at(2).get<long long>();
+}
+
+void to_json(nlohmann::json& j, const GeometryChange& g) {
+  j = {{"grid_x_divisor", g.grid_x_divisor}};
+  j["block_x"] = g.block_x ? nlohmann::json(*g.block_x) : nlohmann::json(nullptr);
+}
+void from_json(const nlohmann::json& j, GeometryChange& g) {
+  g.grid_x_divisor = j.value("grid_x_divisor", 1u);
+  if (j.contains("block_x") && !j.at("block_x").is_null()) g.block_x = j.at("block_x").get<long long>();
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_ms, p10_ms, p90_ms, min_ms, runs)
+
+static const char* initName(InitSpec::Kind k) {
+  switch (k) {
+    case InitSpec::Uniform: return "uniform";
+    case InitSpec::Constant: return "constant";
+    case InitSpec::Iota: return "iota";
+    case InitSpec::Zeros: return "zeros";
+    case InitSpec::Poison: return "poison";
+  }
+  return "zeros";
+}
+
+void to_json(nlohmann::json& j, const RunnerJob& job) {
+  auto launch = [](const LaunchSpec& l) {
+    return nlohmann::json{{"cubin", l.cubin}, {"function", l.function}, {"grid", l.grid},
+                          {"block", l.block}, {"shmem", l.shmem}};
+  };
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& p : job.params) {
+    nlohmann::json q = {{"name", p.name}, {"kind", p.is_buffer ? "buffer" : "scalar"},
+                        {"type", elemTypeName(p.type)}, {"size_bytes", p.size_bytes}};
+    if (p.is_buffer) {
+      q["elements"] = p.elements;
+      q["offset_elements"] = p.offset_elements;
+      q["init"] = {{"kind", initName(p.init.kind)}, {"lo", p.init.lo}, {"hi", p.init.hi}, {"value", p.init.value}};
+      q["output"] = p.output;
+    } else if (isFloat(p.type)) {
+      q["value"] = p.fvalue;
+    } else {
+      q["value"] = p.ivalue;
+    }
+    params.push_back(q);
+  }
+  j = {{"format", "klineage-runner-job-1"},
+       {"original", launch(job.original)},
+       {"variant", launch(job.variant)},
+       {"params", params},
+       {"seeds", job.seeds},
+       {"tolerance", {{"rtol", job.tolerance.rtol}, {"atol", job.tolerance.atol}}},
+       {"profile",
+        {{"enabled", job.profile.enabled}, {"warmup", job.profile.warmup}, {"min_runs", job.profile.min_runs},
+         {"min_ms", job.profile.min_ms}, {"max_runs", job.profile.max_runs},
+         {"flush_bytes", job.profile.flush_bytes}}}};
+}
+
+void from_json(const nlohmann::json& j, RunnerJob& job) {
+  auto launch = [](const nlohmann::json& l) {
+    LaunchSpec s;
+    s.cubin = l.value("cubin", "");
+    s.function = l.value("function", "");
+    if (l.contains("grid")) s.grid = l.at("grid").get<Dim3>();
+    if (l.contains("block")) s.block = l.at("block").get<Dim3>();
+    s.shmem = l.value("shmem", 0u);
+    return s;
+  };
+  job = RunnerJob{};
+  job.original = launch(j.at("original"));
+  job.variant = launch(j.at("variant"));
+  for (const auto& q : j.at("params")) {
+    ParamSpec p;
+    p.name = q.value("name", "");
+    p.is_buffer = q.value("kind", "scalar") == "buffer";
+    auto t = elemTypeFromName(q.value("type", "f32"));
+    if (!t) throw std::runtime_error("runner job: unknown element type '" + q.value("type", "") + "'");
+    p.type = *t;
+    p.size_bytes = q.value("size_bytes", elemSize(p.type));
+    if (p.is_buffer) {
+      p.elements = q.value("elements", 0ull);
+      p.offset_elements = q.value("offset_elements", 0ull);
+      p.output = q.value("output", false);
+      if (q.contains("init")) {
+        const auto& in = q.at("init");
+        std::string k = in.value("kind", "zeros");
+        for (auto kind : {InitSpec::Uniform, InitSpec::Constant, InitSpec::Iota, InitSpec::Zeros, InitSpec::Poison})
+          if (k == initName(kind)) p.init.kind = kind;
+        p.init.lo = in.value("lo", 0.0);
+        p.init.hi = in.value("hi", 1.0);
+        p.init.value = in.value("value", 0.0);
+      }
+    } else if (isFloat(p.type)) {
+      p.fvalue = q.value("value", 0.0);
+    } else {
+      p.ivalue = q.value("value", 0ll);
+    }
+    job.params.push_back(p);
+  }
+  job.seeds = j.value("seeds", std::vector<uint64_t>{1, 2});
+  if (j.contains("tolerance")) {
+    job.tolerance.rtol = j["tolerance"].value("rtol", 1e-5);
+    job.tolerance.atol = j["tolerance"].value("atol", 1e-6);
+  }
+  if (j.contains("profile")) {
+    const auto& p = j.at("profile");
+    job.profile.enabled = p.value("enabled", true);
+    job.profile.warmup = p.value("warmup", 3u);
+    job.profile.min_runs = p.value("min_runs", 20u);
+    job.profile.min_ms = p.value("min_ms", 100.0);
+    job.profile.max_runs = p.value("max_runs", 2000u);
+    job.profile.flush_bytes = p.value("flush_bytes", 0ull);
+  }
+}
+
+void to_json(nlohmann::json& j, const RunnerResult& r) {
+  nlohmann::json cmp = nlohmann::json::array();
+  for (const auto& c : r.compares) {
+    nlohmann::json x = {{"param", c.param}, {"ok", c.ok}, {"mismatches", c.mismatches},
+                        {"max_abs_err", c.max_abs_err}, {"max_rel_err", c.max_rel_err},
+                        {"expected", c.expected}, {"actual", c.actual}};
+    x["first_mismatch"] = c.first_mismatch ? nlohmann::json(*c.first_mismatch) : nlohmann::json(nullptr);
+    cmp.push_back(x);
+  }
+  j = {{"format", "klineage-runner-result-1"}, {"status", r.status}, {"outcome", outcomeName(r.outcome)},
+       {"reason", r.reason}, {"device", r.device}, {"compares", cmp}, {"speedup", r.speedup}, {"noise", r.noise}};
+  j["original_time"] = r.original_time ? nlohmann::json(*r.original_time) : nlohmann::json(nullptr);
+  j["variant_time"] = r.variant_time ? nlohmann::json(*r.variant_time) : nlohmann::json(nullptr);
+}
+
+void from_json(const nlohmann::json& j, RunnerResult& r) {
+  r = RunnerResult{};
+  r.status = j.value("status", "error");
+  r.outcome = outcomeFromName(j.value("outcome", "not-run"));
+  r.reason = j.value("reason", "");
+  r.device = j.value("device", "");
+  for (const auto& x : j.value("compares", nlohmann::json::array())) {
+    BufferCompare c;
+    c.param = x.value("param", "");
+    c.ok = x.value("ok", false);
+    c.mismatches = x.value("mismatches", 0ull);
+    c.max_abs_err = x.value("max_abs_err", 0.0);
+    c.max_rel_err = x.value("max_rel_err", 0.0);
+    c.expected = x.value("expected", "");
+    c.actual = x.value("actual", "");
+    if (x.contains("first_mismatch") && !x["first_mismatch"].is_null())
+      c.first_mismatch = x["first_mismatch"].get<unsigned long long>();
+    r.compares.push_back(c);
+  }
+  r.speedup = j.value("speedup", 0.0);
+  r.noise = j.value("noise", 0.0);
+  if (j.contains("original_time") && !j["original_time"].is_null()) r.original_time = j["original_time"].get<TimingStats>();
+  if (j.contains("variant_time") && !j["variant_time"].is_null()) r.variant_time = j["variant_time"].get<TimingStats>();
+}
+
+}  // namespace klineage

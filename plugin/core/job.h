@@ -1,0 +1,131 @@
+// The runner job: everything the GPU child process (klineage-runner) needs to run one variant
+// against the original, as plain JSON (<build>/klineage/<target>/gate/<variant>/job.json), and the
+// result it writes back (result.json). The child owns one CUDA context; a crash or hang there ends
+// only that child. Format documented in docs/runner-job.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/outcome.h"
+
+namespace klineage {
+
+enum class ElemType { F32, F64, I8, U8, I16, U16, I32, U32, I64, U64 };
+
+// "float" -> F32, "unsigned int" -> U32, "size_t" -> U64, ... ; nullopt for types the harness
+// cannot fill (structs, half for now).
+std::optional<ElemType> elemTypeFromCType(const std::string& ctype);
+const char* elemTypeName(ElemType t);             // "f32", "i32", ...
+std::optional<ElemType> elemTypeFromName(const std::string& name);
+unsigned elemSize(ElemType t);
+bool isFloat(ElemType t);
+
+struct Dim3 {
+  long long x = 1, y = 1, z = 1;
+  bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+// How a variant's launch differs from the original launch. Applied to the evaluated original
+// geometry in the gate, and to the launch-site expressions in the selected source.
+struct GeometryChange {
+  unsigned grid_x_divisor = 1;          // grid.x -> ceil(grid.x / d)
+  std::optional<long long> block_x;     // block.x -> B
+  bool changes() const { return grid_x_divisor != 1 || block_x.has_value(); }
+  void compose(const GeometryChange& later) {
+    grid_x_divisor *= later.grid_x_divisor;
+    if (later.block_x) block_x = later.block_x;
+  }
+};
+Dim3 applyGrid(const GeometryChange& g, Dim3 grid);
+Dim3 applyBlock(const GeometryChange& g, Dim3 block);
+
+struct InitSpec {
+  enum Kind { Uniform, Constant, Iota, Zeros, Poison } kind = Zeros;
+  double lo = 0, hi = 1;   // Uniform
+  double value = 0;        // Constant
+};
+
+struct ParamSpec {
+  std::string name;
+  bool is_buffer = false;
+  ElemType type = ElemType::F32;
+  unsigned size_bytes = 4;  // scalar size as the kernel declares it (pointers: 8)
+  // scalars
+  double fvalue = 0;
+  long long ivalue = 0;
+  // buffers
+  unsigned long long elements = 0;
+  unsigned long long offset_elements = 0;  // pointer passed = allocation + offset (models x + 1)
+  InitSpec init;
+  bool output = false;     // compared after each run
+};
+
+struct LaunchSpec {
+  std::string cubin;       // path to the compiled module
+  std::string function;    // mangled kernel name in the module
+  Dim3 grid, block;
+  unsigned shmem = 0;
+};
+
+struct Tolerance {
+  double rtol = 1e-5, atol = 1e-6;
+};
+
+struct ProfileSpec {
+  bool enabled = true;
+  unsigned warmup = 3;
+  unsigned min_runs = 20;
+  double min_ms = 100;          // keep timing until both min_runs and min_ms are reached
+  unsigned max_runs = 2000;
+  unsigned long long flush_bytes = 0;  // 0: twice the device's L2 size
+};
+
+struct RunnerJob {
+  LaunchSpec original, variant;
+  std::vector<ParamSpec> params;
+  std::vector<uint64_t> seeds{1, 2};  // each seed is a differently filled input set
+  Tolerance tolerance;
+  ProfileSpec profile;
+};
+
+struct BufferCompare {
+  std::string param;
+  bool ok = true;
+  unsigned long long mismatches = 0;
+  double max_abs_err = 0, max_rel_err = 0;
+  std::optional<unsigned long long> first_mismatch;
+  std::string expected, actual;   // values at the first mismatch, printed
+};
+
+struct TimingStats {
+  double median_ms = 0, p10_ms = 0, p90_ms = 0, min_ms = 0;
+  unsigned runs = 0;
+};
+
+struct RunnerResult {
+  std::string status = "ok";      // "ok", "no-device" (nothing could be run), "error" (bad job)
+  Outcome outcome = Outcome::NotRun;  // passed / slower / wrong-result / runtime-failed
+  std::string reason;
+  std::string device;             // e.g. "NVIDIA H200 (sm_90)"
+  std::vector<BufferCompare> compares;  // the first seed that failed, or the last seed
+  std::optional<TimingStats> original_time, variant_time;
+  double speedup = 0;             // original median / variant median
+  double noise = 0;               // relative noise used to decide "faster"
+};
+
+void to_json(nlohmann::json& j, const RunnerJob& job);
+void from_json(const nlohmann::json& j, RunnerJob& job);
+void to_json(nlohmann::json& j, const RunnerResult& r);
+void from_json(const nlohmann::json& j, RunnerResult& r);
+void to_json(nlohmann::json& j, const GeometryChange& g);
+void from_json(const nlohmann::json& j, GeometryChange& g);
+void to_json(nlohmann::json& j, const Dim3& d);
+void from_json(const nlohmann::json& j, Dim3& d);
+void to_json(nlohmann::json& j, const TimingStats& t);
+void from_json(const nlohmann::json& j, TimingStats& t);
+
+}  // namespace klineage

@@ -1,0 +1,90 @@
+#include "core/manifest.h"
+
+#include <cstdio>
+
+namespace klineage {
+
+const KernelInfo* Manifest::find(const std::string& name) const {
+  for (const auto& k : kernels)
+    if (k.name == name || k.qualified_name == name || k.mangled_name == name) return &k;
+  return nullptr;
+}
+
+std::string fnv1a64Hex(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceRange, file, begin_line, end_line, begin_offset, end_offset)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ParamInfo, name, type, is_pointer, pointee, pointee_const, is_restrict,
+                                                size_bytes, written, read)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelFeatures, thread_index, index_var, bounds_guard, grid_stride_loop,
+                                                loops, shared_memory, barriers, atomics, shuffles,
+                                                uses_block_geometry_outside_index)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ParseDiagnostic, file, errors)
+
+void to_json(nlohmann::json& j, const LaunchSite& l) {
+  j = {{"file", l.file}, {"line", l.line}, {"column", l.column}, {"grid", l.grid}, {"block", l.block},
+       {"shmem", l.shmem}, {"stream", l.stream}, {"grid_type", l.grid_type}, {"block_type", l.block_type},
+       {"args", l.args}, {"config_range", l.config_range}, {"in_target_sources", l.in_target_sources}};
+  j["block_value"] = l.block_value ? nlohmann::json(*l.block_value) : nlohmann::json(nullptr);
+}
+void from_json(const nlohmann::json& j, LaunchSite& l) {
+  l.file = j.value("file", "");
+  l.line = j.value("line", 0u);
+  l.column = j.value("column", 0u);
+  l.grid = j.value("grid", "");
+  l.block = j.value("block", "");
+  l.shmem = j.value("shmem", "");
+  l.stream = j.value("stream", "");
+  l.grid_type = j.value("grid_type", "");
+  l.block_type = j.value("block_type", "");
+  l.args = j.value("args", std::vector<std::string>{});
+  if (j.contains("config_range")) l.config_range = j.at("config_range").get<SourceRange>();
+  l.in_target_sources = j.value("in_target_sources", true);
+  if (j.contains("block_value") && !j.at("block_value").is_null()) l.block_value = j.at("block_value").get<long long>();
+}
+
+void to_json(nlohmann::json& j, const KernelInfo& k) {
+  j = {{"name", k.name}, {"qualified_name", k.qualified_name}, {"mangled_name", k.mangled_name},
+       {"range", k.range}, {"in_header", k.in_header}, {"params", k.params}, {"features", k.features},
+       {"launches", k.launches}, {"source_hash", k.source_hash}, {"is_template", k.is_template},
+       {"instantiations", k.instantiations}, {"declarations", k.declarations}, {"notes", k.notes}};
+  j["launch_bounds"] = k.launch_bounds ? nlohmann::json(*k.launch_bounds) : nlohmann::json(nullptr);
+}
+void from_json(const nlohmann::json& j, KernelInfo& k) {
+  k.name = j.value("name", "");
+  k.qualified_name = j.value("qualified_name", "");
+  k.mangled_name = j.value("mangled_name", "");
+  if (j.contains("range")) k.range = j.at("range").get<SourceRange>();
+  k.in_header = j.value("in_header", false);
+  k.params = j.value("params", std::vector<ParamInfo>{});
+  if (j.contains("features")) k.features = j.at("features").get<KernelFeatures>();
+  k.launches = j.value("launches", std::vector<LaunchSite>{});
+  k.source_hash = j.value("source_hash", "");
+  k.is_template = j.value("is_template", false);
+  k.instantiations = j.value("instantiations", std::vector<std::string>{});
+  k.declarations = j.value("declarations", 1u);
+  k.notes = j.value("notes", std::vector<std::string>{});
+  if (j.contains("launch_bounds") && !j.at("launch_bounds").is_null())
+    k.launch_bounds = j.at("launch_bounds").get<std::string>();
+}
+
+void to_json(nlohmann::json& j, const Manifest& m) {
+  j = {{"format", "klineage-manifest-1"}, {"target", m.target}, {"sources", m.sources},
+       {"kernels", m.kernels}, {"diagnostics", m.diagnostics}};
+}
+void from_json(const nlohmann::json& j, Manifest& m) {
+  m.target = j.value("target", "");
+  m.sources = j.value("sources", std::vector<std::string>{});
+  m.kernels = j.value("kernels", std::vector<KernelInfo>{});
+  m.diagnostics = j.value("diagnostics", std::vector<ParseDiagnostic>{});
+}
+
+}  // namespace klineage

@@ -1,0 +1,105 @@
+// The kernel manifest: what extraction learned about each __global__ kernel of a target.
+// Plain data, written to <build>/klineage/<target>/manifest.json for people and later stages.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace klineage {
+
+struct SourceRange {
+  std::string file;  // absolute path
+  unsigned begin_line = 0, end_line = 0;
+  unsigned begin_offset = 0, end_offset = 0;  // byte offsets in file, end exclusive
+};
+
+struct ParamInfo {
+  std::string name;
+  std::string type;             // as written, e.g. "const float *__restrict"
+  bool is_pointer = false;
+  std::string pointee;          // unqualified pointee type, e.g. "float" (pointers only)
+  bool pointee_const = false;
+  bool is_restrict = false;
+  unsigned size_bytes = 0;      // sizeof(type) on the device (pointers: 8)
+  bool written = false;         // kernel stores through it (pointers only)
+  bool read = false;            // kernel loads through it (pointers only)
+};
+
+struct LaunchSite {
+  std::string file;  // absolute path
+  unsigned line = 0, column = 0;
+  std::string grid, block, shmem, stream;  // expressions as written ("" when absent)
+  std::string grid_type, block_type;       // "int", "unsigned int", "dim3", ...
+  std::optional<long long> block_value;    // block size when clang can evaluate it
+  std::vector<std::string> args;
+  SourceRange config_range;                // the text between <<< and >>>
+  bool in_target_sources = true;
+};
+
+// Body features the skills' preconditions name.
+struct KernelFeatures {
+  std::string thread_index;      // e.g. "blockIdx.x * blockDim.x + threadIdx.x" ("" if none)
+  std::string index_var;         // the variable holding it ("i")
+  std::string bounds_guard;      // e.g. "i < n" ("" if none)
+  bool grid_stride_loop = false;
+  unsigned loops = 0;
+  bool shared_memory = false;
+  bool barriers = false;
+  bool atomics = false;
+  bool shuffles = false;
+  bool uses_block_geometry_outside_index = false;  // blockIdx/threadIdx used beyond the index
+};
+
+struct KernelInfo {
+  std::string name;
+  std::string qualified_name;
+  std::string mangled_name;
+  SourceRange range;
+  bool in_header = false;        // defined in a file that is not one of the target's sources
+  std::vector<ParamInfo> params;
+  std::optional<std::string> launch_bounds;  // argument text of __launch_bounds__, if present
+  KernelFeatures features;
+  std::vector<LaunchSite> launches;
+  std::string source_hash;       // FNV-1a 64 of the kernel's source text, hex
+  bool is_template = false;
+  std::vector<std::string> instantiations;  // mangled names of template instantiations
+  unsigned declarations = 1;     // declarations seen in the target (prototypes in other TUs count)
+  std::vector<std::string> notes;  // why transforms skip it, etc.
+};
+
+struct ParseDiagnostic {
+  std::string file;
+  std::vector<std::string> errors;  // first errors, "file:line:col: message"
+};
+
+struct Manifest {
+  std::string target;
+  std::vector<std::string> sources;          // the target's CUDA sources (absolute)
+  std::vector<KernelInfo> kernels;
+  std::vector<ParseDiagnostic> diagnostics;  // sources that had parse errors
+
+  const KernelInfo* find(const std::string& name) const;
+};
+
+std::string fnv1a64Hex(const std::string& text);
+
+void to_json(nlohmann::json& j, const SourceRange& r);
+void from_json(const nlohmann::json& j, SourceRange& r);
+void to_json(nlohmann::json& j, const ParamInfo& p);
+void from_json(const nlohmann::json& j, ParamInfo& p);
+void to_json(nlohmann::json& j, const LaunchSite& l);
+void from_json(const nlohmann::json& j, LaunchSite& l);
+void to_json(nlohmann::json& j, const KernelFeatures& f);
+void from_json(const nlohmann::json& j, KernelFeatures& f);
+void to_json(nlohmann::json& j, const KernelInfo& k);
+void from_json(const nlohmann::json& j, KernelInfo& k);
+void to_json(nlohmann::json& j, const ParseDiagnostic& d);
+void from_json(const nlohmann::json& j, ParseDiagnostic& d);
+void to_json(nlohmann::json& j, const Manifest& m);
+void from_json(const nlohmann::json& j, Manifest& m);
+
+}  // namespace klineage
