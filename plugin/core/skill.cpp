@@ -1,0 +1,385 @@
+#include "core/skill.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <toml++/toml.h>
+
+#include "core/diag.h"
+#include "core/fs.h"
+
+namespace klineage {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string join(const std::vector<std::string>& v) {
+  if (v.empty()) return "(none)";
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string typeName(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    default: return "date/time";
+  }
+}
+
+// Reads one skill file; positions point at the offending node, or at line 1 for missing keys of
+// the root table.
+class SkillReader {
+ public:
+  explicit SkillReader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void failAt(const toml::node* n, const std::string& msg) const {
+    if (n) throw InputError(file_, n->source().begin.line, n->source().begin.column, msg);
+    throw InputError(file_, 1, 0, msg);
+  }
+
+  void checkKeys(const toml::table& t, const std::vector<std::string>& allowed, const std::string& where) const {
+    for (auto&& [key, node] : t) {
+      (void)node;
+      if (std::find(allowed.begin(), allowed.end(), std::string(key.str())) == allowed.end())
+        throw InputError(file_, key.source().begin.line, key.source().begin.column,
+                         "unknown key '" + std::string(key.str()) + "' in " + where + "; expected one of: " + join(allowed));
+    }
+  }
+
+  // `parent` is the table the key should be in (null: the root, reported at line 1 when missing).
+  const toml::node* get(const toml::table& t, const toml::table* parent_for_pos, const std::string& key,
+                        const std::string& label, const std::string& expected, bool required) const {
+    const toml::node* n = t.get(key);
+    if (!n && required) failAt(parent_for_pos, "missing '" + label + "'; expected " + expected);
+    return n;
+  }
+
+  std::string str(const toml::table& t, const toml::table* pos, const std::string& key, const std::string& label,
+                  bool required) const {
+    const toml::node* n = get(t, pos, key, label, label + " = \"...\" (a string)", required);
+    if (!n) return {};
+    auto s = n->as_string();
+    if (!s) failAt(n, label + ": expected a string, found a " + typeName(*n));
+    if (required && s->get().empty()) failAt(n, label + ": expected a non-empty string");
+    return s->get();
+  }
+
+  const toml::table& table(const toml::table& t, const toml::table* pos, const std::string& key, bool required,
+                           const toml::table& empty) const {
+    const toml::node* n = get(t, pos, key, key, "a table [" + key + "]", required);
+    if (!n) return empty;
+    auto tt = n->as_table();
+    if (!tt) failAt(n, key + ": expected a table [" + key + "], found a " + typeName(*n));
+    return *tt;
+  }
+
+  std::vector<std::string> strings(const toml::table& t, const std::string& key, const std::string& label) const {
+    std::vector<std::string> out;
+    const toml::node* n = t.get(key);
+    if (!n) return out;
+    auto arr = n->as_array();
+    if (!arr) failAt(n, label + ": expected an array of strings, found a " + typeName(*n));
+    for (const auto& el : *arr) {
+      auto s = el.as_string();
+      if (!s) failAt(&el, label + ": expected an array of strings, found an element that is a " + typeName(el));
+      out.push_back(s->get());
+    }
+    return out;
+  }
+
+  static nlohmann::json toJson(const toml::node& n) {
+    if (auto v = n.as_integer()) return v->get();
+    if (auto v = n.as_floating_point()) return v->get();
+    if (auto v = n.as_boolean()) return v->get();
+    if (auto v = n.as_string()) return v->get();
+    if (auto a = n.as_array()) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& el : *a) j.push_back(toJson(el));
+      return j;
+    }
+    if (auto t = n.as_table()) {
+      nlohmann::json j = nlohmann::json::object();
+      for (auto&& [k, v] : *t) j[std::string(k.str())] = toJson(v);
+      return j;
+    }
+    return {};  // dates and times: no transform parameter needs them
+  }
+
+  Skill read(const std::vector<std::string>& known_transforms) {
+    std::string content;
+    try {
+      content = readFile(file_);
+    } catch (const std::exception& e) {
+      throw InputError(file_, 0, 0, std::string("cannot read the skill file: ") + e.what());
+    }
+    toml::table root;
+    try {
+      root = toml::parse(content, file_);
+    } catch (const toml::parse_error& e) {
+      throw InputError(file_, e.source().begin.line, e.source().begin.column, std::string(e.description()));
+    }
+    checkKeys(root, {"anchor", "effect", "id", "intent", "params", "preconditions", "provenance", "risks", "schema",
+                     "transform"},
+              "the skill file");
+    Skill s;
+    s.path = file_;
+    const toml::table empty;
+
+    const toml::node* schema = get(root, nullptr, "schema", "schema", "schema = 1", true);
+    auto sv = schema->as_integer();
+    if (!sv || sv->get() != 1)
+      failAt(schema, "schema: expected 1 (the only schema version this KLineage reads)");
+    s.schema = 1;
+
+    s.id = str(root, nullptr, "id", "id", true);
+    const toml::node* idn = root.get("id");
+    id_line = idn->source().begin.line;
+    id_column = idn->source().begin.column;
+    for (char c : s.id)
+      if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+        failAt(idn, "id: \"" + s.id + "\": expected lowercase letters, digits and '-' only");
+    s.intent = str(root, nullptr, "intent", "intent", true);
+    s.transform = str(root, nullptr, "transform", "transform", true);
+    if (std::find(known_transforms.begin(), known_transforms.end(), s.transform) == known_transforms.end())
+      failAt(root.get("transform"),
+             "transform: unknown transform '" + s.transform + "'; known transforms: " + join(known_transforms));
+
+    if (const toml::node* p = root.get("params")) {
+      if (!p->as_table()) failAt(p, "params: expected a table [params], found a " + typeName(*p));
+      s.params = toJson(*p);
+    }
+
+    const toml::table& anchor = table(root, nullptr, "anchor", true, empty);
+    checkKeys(anchor, {"description", "forbids_features", "requires_features"}, "[anchor]");
+    s.anchor_description = str(anchor, &anchor, "description", "anchor.description", true);
+    auto features = [&](const std::string& key) {
+      std::vector<std::string> v = strings(anchor, key, "anchor." + key);
+      const auto& known = featureNames();
+      const toml::node* n = anchor.get(key);
+      for (const auto& f : v)
+        if (std::find(known.begin(), known.end(), f) == known.end())
+          failAt(n, "anchor." + key + ": unknown feature '" + f + "'; valid features: " + join(known));
+      return v;
+    };
+    s.requires_features = features("requires_features");
+    s.forbids_features = features("forbids_features");
+    for (const auto& f : s.requires_features)
+      if (std::find(s.forbids_features.begin(), s.forbids_features.end(), f) != s.forbids_features.end())
+        failAt(anchor.get("forbids_features"),
+               "anchor.forbids_features: '" + f + "' is also required; expected each feature in at most one list");
+
+    const toml::table& pre = table(root, nullptr, "preconditions", false, empty);
+    checkKeys(pre, {"facts"}, "[preconditions]");
+    s.facts = strings(pre, "facts", "preconditions.facts");
+    for (const auto& f : s.facts)
+      if (!isKnownFact(f))
+        failAt(pre.get("facts"), "preconditions.facts: unknown fact '" + f + "'; valid facts: " + join(factForms()));
+
+    const toml::table& effect = table(root, nullptr, "effect", true, empty);
+    checkKeys(effect, {"expected", "measured"}, "[effect]");
+    s.expected_effect = str(effect, &effect, "expected", "effect.expected", true);
+    if (const toml::node* m = effect.get("measured")) {
+      auto arr = m->as_array();
+      if (!arr) failAt(m, "effect.measured: expected an array of tables [[effect.measured]], found a " + typeName(*m));
+      for (const auto& el : *arr) {
+        auto t = el.as_table();
+        if (!t) failAt(&el, "effect.measured: expected tables { workload, gpu, speedup }, found a " + typeName(el));
+        checkKeys(*t, {"gpu", "speedup", "workload"}, "[[effect.measured]]");
+        MeasuredEffect me;
+        me.workload = str(*t, t, "workload", "effect.measured.workload", true);
+        me.gpu = str(*t, t, "gpu", "effect.measured.gpu", true);
+        const toml::node* sp = get(*t, t, "speedup", "effect.measured.speedup", "a positive number", true);
+        if (auto i = sp->as_integer()) me.speedup = static_cast<double>(i->get());
+        else if (auto f = sp->as_floating_point()) me.speedup = f->get();
+        else failAt(sp, "effect.measured.speedup: expected a positive number, found a " + typeName(*sp));
+        if (!(me.speedup > 0) || !std::isfinite(me.speedup))
+          failAt(sp, "effect.measured.speedup: expected a positive number");
+        s.measured.push_back(me);
+      }
+    }
+
+    if (const toml::node* r = root.get("risks")) {
+      auto arr = r->as_array();
+      if (!arr) failAt(r, "risks: expected an array of tables [[risks]], found a " + typeName(*r));
+      for (const auto& el : *arr) {
+        auto t = el.as_table();
+        if (!t) failAt(&el, "risks: expected tables { failure, avoided_by }, found a " + typeName(el));
+        checkKeys(*t, {"avoided_by", "failure"}, "[[risks]]");
+        s.risks.push_back({str(*t, t, "failure", "risks.failure", true), str(*t, t, "avoided_by", "risks.avoided_by", true)});
+      }
+    }
+
+    const toml::table& prov = table(root, nullptr, "provenance", true, empty);
+    checkKeys(prov, {"kind", "source"}, "[provenance]");
+    s.provenance_kind = str(prov, &prov, "kind", "provenance.kind", true);
+    if (s.provenance_kind != "hand-written" && s.provenance_kind != "mined")
+      failAt(prov.get("kind"), "provenance.kind: \"" + s.provenance_kind + "\"; expected \"hand-written\" or \"mined\"");
+    s.provenance_source = str(prov, &prov, "source", "provenance.source", false);
+    return s;
+  }
+
+  unsigned id_line = 0, id_column = 0;
+
+ private:
+  std::string file_;
+};
+
+// "aligned16(all pointers)" -> 16; 0 if not of that form.
+unsigned alignedFactBytes(const std::string& fact) {
+  const std::string pre = "aligned", post = "(all pointers)";
+  if (fact.size() <= pre.size() + post.size() || fact.compare(0, pre.size(), pre) != 0 ||
+      fact.compare(fact.size() - post.size(), post.size(), post) != 0)
+    return 0;
+  std::string num = fact.substr(pre.size(), fact.size() - pre.size() - post.size());
+  if (num.empty() || num.size() > 3 || !std::all_of(num.begin(), num.end(), ::isdigit)) return 0;
+  unsigned n = static_cast<unsigned>(std::stoul(num));
+  bool pow2 = n >= 2 && n <= kAllocationAlignment && (n & (n - 1)) == 0;
+  return pow2 && std::to_string(n) == num ? n : 0;
+}
+
+}  // namespace
+
+const std::vector<std::string>& featureNames() {
+  static const std::vector<std::string> names = {
+      "all_pointers_restrict", "atomics", "barriers", "bounds_guard", "grid_stride_loop", "in_header",
+      "launch_bounds", "loops", "pointer_params", "shared_memory", "shuffles", "template", "thread_index",
+      "uses_block_geometry_outside_index"};
+  return names;
+}
+
+bool kernelHasFeature(const KernelInfo& k, const std::string& f) {
+  const KernelFeatures& x = k.features;
+  if (f == "thread_index") return !x.thread_index.empty();
+  if (f == "bounds_guard") return !x.bounds_guard.empty();
+  if (f == "grid_stride_loop") return x.grid_stride_loop;
+  if (f == "loops") return x.loops > 0;
+  if (f == "shared_memory") return x.shared_memory;
+  if (f == "barriers") return x.barriers;
+  if (f == "atomics") return x.atomics;
+  if (f == "shuffles") return x.shuffles;
+  if (f == "uses_block_geometry_outside_index") return x.uses_block_geometry_outside_index;
+  if (f == "launch_bounds") return k.launch_bounds.has_value();
+  if (f == "template") return k.is_template;
+  if (f == "in_header") return k.in_header;
+  bool any_ptr = false, all_restrict = true;
+  for (const auto& p : k.params)
+    if (p.is_pointer) {
+      any_ptr = true;
+      all_restrict = all_restrict && p.is_restrict;
+    }
+  if (f == "pointer_params") return any_ptr;
+  if (f == "all_pointers_restrict") return any_ptr && all_restrict;
+  return false;
+}
+
+const std::vector<std::string>& factForms() {
+  static const std::vector<std::string> forms = {"aligned<N>(all pointers) with N a power of two from 2 to 256",
+                                                 "no-overlap", "uniform-block-size"};
+  return forms;
+}
+
+bool isKnownFact(const std::string& fact) {
+  return fact == "no-overlap" || fact == "uniform-block-size" || alignedFactBytes(fact) != 0;
+}
+
+bool factHolds(const std::string& fact, const KernelInfo& k, const WorkloadFacts& facts, std::string* why_not) {
+  auto no = [&](const std::string& why) {
+    if (why_not) *why_not = fact + ": " + why;
+    return false;
+  };
+  if (fact == "no-overlap") return facts.any_overlap ? no("two pointer arguments reach the same memory") : true;
+  if (unsigned n = alignedFactBytes(fact)) {
+    for (const auto& [param, align] : facts.alignment)
+      if (align < n)
+        return no("pointer '" + param + "' is only " + std::to_string(align) + "-byte aligned");
+    return true;
+  }
+  if (fact == "uniform-block-size") {
+    // __launch_bounds__ must hold for every launch, not only the workload's.
+    if (k.launches.empty()) return no("no launch site of '" + k.name + "' was seen");
+    for (const auto& l : k.launches) {
+      std::string at = l.file + ":" + std::to_string(l.line);
+      if (!l.block_value) return no("the block size at " + at + " (" + l.block + ") is not a compile-time constant");
+      if (*l.block_value != facts.block_threads)
+        return no("the block size at " + at + " is " + std::to_string(*l.block_value) + ", the workload's is " +
+                  std::to_string(facts.block_threads));
+    }
+    return true;
+  }
+  return no("unknown fact");
+}
+
+bool preconditionsHold(const Skill& s, const KernelInfo& k, const WorkloadFacts* facts, std::string* why_not) {
+  auto no = [&](const std::string& why) {
+    if (why_not) *why_not = why;
+    return false;
+  };
+  for (const auto& f : s.requires_features)
+    if (!kernelHasFeature(k, f)) return no("kernel '" + k.name + "' lacks required feature '" + f + "'");
+  for (const auto& f : s.forbids_features)
+    if (kernelHasFeature(k, f)) return no("kernel '" + k.name + "' has forbidden feature '" + f + "'");
+  for (const auto& fact : s.facts) {
+    if (!facts) return no(fact + ": not proven (no workload for kernel '" + k.name + "')");
+    if (!factHolds(fact, k, *facts, why_not)) return false;
+  }
+  return true;
+}
+
+std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::vector<std::string>& known_transforms) {
+  std::vector<Skill> skills;
+  std::map<std::string, std::string> where;  // id -> file
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw InputError(dir, 0, 0, "expected a directory of skill files (*.toml)");
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path().string());
+    if (ec) throw InputError(dir, 0, 0, "cannot list the skills directory: " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      SkillReader reader(f);
+      Skill s = reader.read(known_transforms);
+      auto [it, fresh] = where.emplace(s.id, f);
+      if (!fresh) {
+        throw InputError(f, reader.id_line, reader.id_column,
+                         "id: skill id '" + s.id + "' is already defined in " + it->second + "; expected unique ids");
+      }
+      skills.push_back(std::move(s));
+    }
+  }
+  return skills;
+}
+
+nlohmann::json skillToJson(const Skill& s) {
+  nlohmann::json measured = nlohmann::json::array(), risks = nlohmann::json::array();
+  for (const auto& m : s.measured) measured.push_back({{"workload", m.workload}, {"gpu", m.gpu}, {"speedup", m.speedup}});
+  for (const auto& r : s.risks) risks.push_back({{"failure", r.failure}, {"avoided_by", r.avoided_by}});
+  nlohmann::json prov = {{"kind", s.provenance_kind}};
+  if (!s.provenance_source.empty()) prov["source"] = s.provenance_source;
+  return {{"schema", s.schema},
+          {"id", s.id},
+          {"intent", s.intent},
+          {"transform", s.transform},
+          {"params", s.params},
+          {"anchor",
+           {{"description", s.anchor_description},
+            {"requires_features", s.requires_features},
+            {"forbids_features", s.forbids_features}}},
+          {"preconditions", {{"facts", s.facts}}},
+          {"effect", {{"expected", s.expected_effect}, {"measured", measured}}},
+          {"risks", risks},
+          {"provenance", prov},
+          {"path", s.path}};
+}
+
+}  // namespace klineage

@@ -1,0 +1,75 @@
+#include "gate/config.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/diag.h"
+#include "core/fs.h"
+
+namespace klineage {
+
+const SourcePair* Config::findOriginal(const std::string& p) const {
+  for (const auto& s : sources)
+    if (s.original == p) return &s;
+  return nullptr;
+}
+const SourcePair* Config::findMaterialized(const std::string& p) const {
+  for (const auto& s : sources)
+    if (s.materialized == p) return &s;
+  return nullptr;
+}
+
+Config loadConfig(const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readFile(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, 0, 0, std::string("not valid JSON: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw InputError(path, 0, 0, e.what());
+  }
+  Config c;
+  c.path = std::filesystem::absolute(path).string();
+  auto str = [&](const char* key, bool required) -> std::string {
+    if (!j.contains(key) || j[key].is_null()) {
+      if (required) throw InputError(path, 0, 0, std::string("missing key \"") + key + "\" (expected a string)");
+      return "";
+    }
+    if (!j[key].is_string()) throw InputError(path, 0, 0, std::string("\"") + key + "\": expected a string");
+    return j[key].get<std::string>();
+  };
+  try {
+    c.target = str("target", true);
+    c.source_dir = str("source_dir", false);
+    c.build_dir = str("build_dir", false);
+    c.out_dir = str("out_dir", true);
+    c.compile_commands = str("compile_commands", true);
+    if (j.contains("sources")) {
+      for (const auto& s : j.at("sources")) c.sources.push_back({s.at("original").get<std::string>(), s.value("materialized", "")});
+    }
+    if (c.sources.empty()) throw InputError(path, 0, 0, "\"sources\": expected at least one {original, materialized} entry");
+    std::string w = str("workload", false);
+    if (!w.empty()) c.workload = w;
+    if (j.contains("skills") && j["skills"].is_array()) c.skills = j["skills"].get<std::vector<std::string>>();
+    if (j.contains("skills") && j["skills"].is_string()) c.skills = {j["skills"].get<std::string>()};
+    c.budget = j.value("budget", 16u);
+    c.timeout_s = j.value("timeout_s", 10.0);
+    c.require_gpu = j.value("require_gpu", false);
+    c.runner = str("runner", false);
+    c.nvcc = str("nvcc", false);
+    if (c.nvcc.empty()) c.nvcc = "nvcc";
+    if (j.contains("cuda_architectures") && !j["cuda_architectures"].is_null())
+      c.cuda_architectures = j["cuda_architectures"].is_string() ? j["cuda_architectures"].get<std::string>()
+                                                                  : j["cuda_architectures"].dump();
+    if (j.contains("run") && j["run"].is_object()) {
+      for (const auto& x : j["run"].value("command", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());
+      for (const auto& x : j["run"].value("args", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, 0, 0, std::string("unexpected content: ") + e.what());
+  }
+  return c;
+}
+
+}  // namespace klineage

@@ -1,0 +1,36 @@
+// <build>/klineage/<target>/config.json, written by klineage_optimize() at configure time: what
+// the CLI needs to optimize one target. Documented in docs/config.md.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace klineage {
+
+struct SourcePair {
+  std::string original;      // the user's file (never written)
+  std::string materialized;  // the build-tree copy the target compiles
+};
+
+struct Config {
+  std::string path;  // where it was read from
+  std::string target, source_dir, build_dir, out_dir, compile_commands;
+  std::vector<SourcePair> sources;
+  std::optional<std::string> workload;
+  std::vector<std::string> skills;
+  unsigned budget = 16;       // variants per kernel, at most
+  double timeout_s = 10;      // per variant run
+  bool require_gpu = false;
+  std::string runner;         // klineage-runner
+  std::string nvcc = "nvcc";
+  std::string cuda_architectures;
+  std::vector<std::string> run_command;  // RUN (capture; later)
+
+  const SourcePair* findOriginal(const std::string& path) const;
+  const SourcePair* findMaterialized(const std::string& path) const;
+};
+
+// Throws InputError naming the file and the key on malformed content.
+Config loadConfig(const std::string& path);
+
+}  // namespace klineage

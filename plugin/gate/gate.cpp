@@ -1,0 +1,153 @@
+#include "gate/gate.h"
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "gate/process.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+namespace {
+
+class ProcessCompiler : public Compiler {
+ public:
+  explicit ProcessCompiler(double t) : timeout_(t) {}
+  CompileResult compile(const CompileRequest& req) override {
+    CompileResult r;
+    fs::create_directories(fs::path(req.cubin).parent_path());
+    // nvcc writes its output directly; compile to a temporary name and rename so that an
+    // interrupted run leaves no half-written cubin.
+    std::vector<std::string> argv = req.argv;
+    std::string tmp = req.cubin + ".tmp";
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "-o") argv[i + 1] = tmp;
+    ProcessResult p = runProcess(argv, timeout_);
+    r.seconds = p.seconds;
+    r.log = p.output;
+    r.ok = p.started && !p.timed_out && !p.signaled && p.exit_code == 0 && fs::exists(tmp);
+    if (r.ok) {
+      fs::rename(tmp, req.cubin);
+    } else {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      if (p.timed_out || p.signaled || !p.started) r.log = "nvcc " + p.describe() + "\n" + r.log;
+    }
+    return r;
+  }
+
+ private:
+  double timeout_;
+};
+
+class ChildRunner : public GpuRunner {
+ public:
+  explicit ChildRunner(std::string path) : path_(std::move(path)) {}
+  DeviceProbe probe() override {
+    DeviceProbe d;
+    ProcessResult p = runProcess({path_, "--probe"}, 60);
+    std::string line = p.output;
+    auto brace = line.rfind('{');
+    try {
+      auto j = nlohmann::json::parse(line.substr(brace == std::string::npos ? 0 : brace));
+      d.available = j.value("status", "") == "ok";
+      d.device = j.value("device", "");
+      std::string sm = j.value("sm", "");
+      d.arch = sm.empty() ? "" : "sm_" + sm;
+      d.reason = j.value("reason", "");
+    } catch (...) {
+      d.available = false;
+      d.reason = "klineage-runner --probe: " + p.describe() + ": " + p.output;
+    }
+    return d;
+  }
+  RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) override {
+    fs::create_directories(work_dir);
+    std::string job_path = (fs::path(work_dir) / "job.json").string();
+    std::string result_path = (fs::path(work_dir) / "result.json").string();
+    std::error_code ec;
+    fs::remove(result_path, ec);
+    atomicWrite(job_path, nlohmann::json(job).dump(2) + "\n");
+    ProcessResult p = runProcess({path_, job_path, result_path}, timeout_s);
+    atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output);
+    RunnerResult r;
+    if (p.timed_out) {
+      r.outcome = Outcome::Timeout;
+      r.reason = "killed after " + std::to_string(static_cast<int>(timeout_s)) + " s (hung or too slow)";
+      return r;
+    }
+    if (fs::exists(result_path)) {
+      try {
+        r = nlohmann::json::parse(readFile(result_path)).get<RunnerResult>();
+        return r;
+      } catch (const std::exception& e) {
+        r.reason = std::string("unreadable result: ") + e.what();
+      }
+    }
+    r.outcome = Outcome::RuntimeFailed;
+    std::string tail = p.output.size() > 400 ? p.output.substr(p.output.size() - 400) : p.output;
+    r.reason = "runner " + p.describe() + (tail.empty() ? "" : ": " + tail);
+    return r;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> makeProcessCompiler(double timeout_s) { return std::make_unique<ProcessCompiler>(timeout_s); }
+std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path) {
+  return std::make_unique<ChildRunner>(runner_path);
+}
+
+std::vector<CompileResult> compileAll(Compiler& c, const std::vector<CompileRequest>& reqs, unsigned jobs) {
+  std::vector<CompileResult> out(reqs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < reqs.size();) out[i] = c.compile(reqs[i]);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, jobs); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+void recordRun(VariantReport& rep, const RunnerResult& res) {
+  rep.run = res;
+  rep.outcome = res.outcome;
+  rep.reason = res.reason;
+  rep.speedup = res.speedup;
+  if (res.variant_time) rep.variant_ms = res.variant_time->median_ms;
+  if (res.original_time) rep.original_ms = res.original_time->median_ms;
+}
+
+std::string progressLine(const VariantReport& rep) {
+  std::ostringstream os;
+  std::string chain;
+  for (const auto& s : rep.variant.skills) chain += (chain.empty() ? "" : "+") + s;
+  if (chain.empty()) chain = rep.variant.is_original ? "(original)" : "(hand-written)";
+  char buf[64] = "";
+  os << rep.variant.kernel << "  " << chain;
+  if (rep.variant.geometry.changes()) os << " [grid.x/" << rep.variant.geometry.grid_x_divisor << "]";
+  os << "  " << outcomeName(rep.outcome);
+  if (rep.variant_ms > 0) {
+    std::snprintf(buf, sizeof buf, "  %.3f ms  %.2fx", rep.variant_ms, rep.speedup);
+    os << buf;
+  }
+  if (rep.outcome != Outcome::Passed && !rep.reason.empty()) {
+    std::string r = rep.reason.substr(0, rep.reason.find('\n'));
+    if (r.size() > 160) r = r.substr(0, 160) + "...";
+    os << "  (" << r << ")";
+  }
+  return os.str();
+}
+
+}  // namespace klineage

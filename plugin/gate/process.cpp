@@ -1,0 +1,120 @@
+#include "gate/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace klineage {
+
+std::string ProcessResult::describe() const {
+  if (!started) return "could not start: " + output;
+  if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s";
+  if (signaled) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit " + std::to_string(exit_code);
+}
+
+ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
+                         const std::vector<std::string>& extra_env) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.output = "empty command";
+    return r;
+  }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    r.output = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    r.output = std::string("fork: ") + std::strerror(errno);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return r;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(pipefd[1], 1);
+    ::dup2(pipefd[1], 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(126);
+    for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    const char* msg = "exec failed: ";
+    (void)!::write(2, msg, std::strlen(msg));
+    (void)!::write(2, argv[0].c_str(), argv[0].size());
+    _exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(pipefd[1]);
+  r.started = true;
+  std::string out;
+  bool eof = false;
+  int status = 0;
+  bool reaped = false;
+  while (true) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timeout_s > 0 && elapsed > timeout_s) {
+      ::kill(-pid, SIGKILL);
+      r.timed_out = true;
+      break;
+    }
+    if (!eof) {
+      pollfd p{pipefd[0], POLLIN, 0};
+      int rc = ::poll(&p, 1, 50);
+      if (rc > 0) {
+        char buf[65536];
+        ssize_t n = ::read(pipefd[0], buf, sizeof buf);
+        if (n > 0) {
+          out.append(buf, static_cast<size_t>(n));
+          if (out.size() > 256 * 1024) out.erase(0, out.size() - 128 * 1024);
+        } else if (n == 0) {
+          eof = true;
+        }
+      }
+    } else {
+      ::usleep(20000);
+    }
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      reaped = true;
+      // drain what is left
+      char buf[65536];
+      ssize_t n;
+      int fl = ::fcntl(pipefd[0], F_GETFL);
+      ::fcntl(pipefd[0], F_SETFL, fl | O_NONBLOCK);
+      while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+      break;
+    }
+  }
+  if (!reaped) ::waitpid(pid, &status, 0);
+  ::kill(-pid, SIGKILL);  // anything the child left behind in its group
+  ::close(pipefd[0]);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r.timed_out) {
+    if (WIFSIGNALED(status)) {
+      r.signaled = true;
+      r.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+      r.exit_code = WEXITSTATUS(status);
+    }
+  }
+  if (out.size() > 64 * 1024) out = "[...]\n" + out.substr(out.size() - 64 * 1024);
+  r.output = out;
+  return r;
+}
+
+}  // namespace klineage

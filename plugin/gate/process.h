@@ -1,0 +1,26 @@
+// Running a child process with a wall-clock limit, capturing its output. The gate runs every
+// compiler and every GPU child through this, so a hang or a crash ends only that child.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace klineage {
+
+struct ProcessResult {
+  int exit_code = -1;       // valid when !signaled && !timed_out && started
+  bool started = false;
+  bool signaled = false;    // killed by a signal it did not get from us (crash)
+  int signal = 0;
+  bool timed_out = false;   // we killed it at the limit
+  double seconds = 0;
+  std::string output;       // stdout and stderr together (truncated to the last 64 KiB)
+  std::string describe() const;  // "exit 1", "killed by SIGSEGV", "timed out after 10 s"
+};
+
+// Runs argv (argv[0] is looked up on PATH) with an optional working directory and extra
+// environment entries ("NAME=value"). timeout_s <= 0: no limit. The child gets its own process
+// group so that everything it started is killed with it.
+ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd = "",
+                         const std::vector<std::string>& extra_env = {});
+
+}  // namespace klineage

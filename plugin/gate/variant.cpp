@@ -1,0 +1,46 @@
+#include "gate/variant.h"
+
+namespace klineage {
+
+void to_json(nlohmann::json& j, const Variant& v) {
+  j = {{"id", v.id}, {"kernel", v.kernel}, {"kernel_file", v.kernel_file}, {"skills", v.skills},
+       {"transforms", v.transforms}, {"geometry", v.geometry}, {"source", v.source},
+       {"mangled_name", v.mangled_name}, {"diff", v.diff}, {"is_original", v.is_original}};
+}
+void from_json(const nlohmann::json& j, Variant& v) {
+  v.id = j.value("id", "");
+  v.kernel = j.value("kernel", "");
+  v.kernel_file = j.value("kernel_file", "");
+  v.skills = j.value("skills", std::vector<std::string>{});
+  v.transforms = j.value("transforms", std::vector<std::string>{});
+  if (j.contains("geometry")) v.geometry = j["geometry"].get<GeometryChange>();
+  v.source = j.value("source", "");
+  v.mangled_name = j.value("mangled_name", "");
+  v.diff = j.value("diff", "");
+  v.is_original = j.value("is_original", false);
+}
+void to_json(nlohmann::json& j, const VariantReport& r) {
+  j = {{"variant", r.variant}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason}, {"cubin", r.cubin},
+       {"compile_s", r.compile_s}, {"speedup", r.speedup}, {"variant_ms", r.variant_ms},
+       {"original_ms", r.original_ms}};
+  j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
+}
+
+std::map<std::string, const VariantReport*> selectBest(const std::vector<VariantReport>& reports) {
+  std::map<std::string, const VariantReport*> best;
+  for (const auto& r : reports) {
+    if (r.variant.is_original || r.outcome != Outcome::Passed || r.speedup <= 0) continue;
+    auto it = best.find(r.variant.kernel);
+    if (it == best.end()) {
+      best[r.variant.kernel] = &r;
+      continue;
+    }
+    const VariantReport* cur = it->second;
+    double a = r.speedup, b = cur->speedup;
+    bool tie = std::abs(a - b) <= 0.005 * std::max(a, b);
+    if (tie ? r.variant.transforms.size() < cur->variant.transforms.size() : a > b) it->second = &r;
+  }
+  return best;
+}
+
+}  // namespace klineage

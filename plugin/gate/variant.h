@@ -1,0 +1,48 @@
+// Variants and their gate results: the plain data the stages hand each other, written as JSON
+// under <build>/klineage/<target>/ (variants/, gate/, report.json).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.h"
+#include "core/outcome.h"
+
+namespace klineage {
+
+struct Variant {
+  std::string id;                    // "saxpy/3" ("saxpy/original" for the reference)
+  std::string kernel;
+  std::string kernel_file;           // original source that defines the kernel
+  std::vector<std::string> skills;   // skill ids, in the order applied
+  std::vector<std::string> transforms;
+  GeometryChange geometry;           // composed launch change
+  std::string source;                // the variant's translation unit (under the build tree)
+  std::string mangled_name;          // the kernel's name in the variant's module
+  std::string diff;                  // against the original, for people
+  bool is_original = false;
+};
+
+struct VariantReport {
+  Variant variant;
+  Outcome outcome = Outcome::NotRun;
+  std::string reason;
+  std::string cubin;
+  double compile_s = 0;
+  std::optional<RunnerResult> run;
+  double speedup = 0;
+  double variant_ms = 0, original_ms = 0;
+};
+
+void to_json(nlohmann::json& j, const Variant& v);
+void from_json(const nlohmann::json& j, Variant& v);
+void to_json(nlohmann::json& j, const VariantReport& r);
+
+// The fastest passing variant per kernel (ties within 0.5%: fewer transforms). Kernels without a
+// passing variant are absent. Slower, failed and not-run variants are never selected.
+std::map<std::string, const VariantReport*> selectBest(const std::vector<VariantReport>& reports);
+
+}  // namespace klineage

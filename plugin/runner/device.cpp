@@ -1,0 +1,54 @@
+#include "runner/device.h"
+
+#include <nlohmann/json.hpp>
+
+namespace klineage::runner {
+
+Device openDevice(CudaApi& api) {
+  Device d;
+  if (!loadCudaApi(api, &d.reason)) return d;
+  auto failed = [&](const char* what, CUresult r) {
+    d.reason = std::string(what) + ": " + cudaErrorText(api, r);
+    return d;
+  };
+  CUresult r = api.cuInit(0);
+  if (r != CUDA_SUCCESS) return failed("cuInit", r);
+  int count = 0;
+  if ((r = api.cuDeviceGetCount(&count)) != CUDA_SUCCESS) return failed("cuDeviceGetCount", r);
+  if (count < 1) {
+    d.reason = "the driver sees no CUDA device";
+    return d;
+  }
+  if ((r = api.cuDeviceGet(&d.device, 0)) != CUDA_SUCCESS) return failed("cuDeviceGet", r);
+  char name[256] = {};
+  if ((r = api.cuDeviceGetName(name, sizeof name - 1, d.device)) != CUDA_SUCCESS) return failed("cuDeviceGetName", r);
+  d.name = name;
+  int l2 = 0;
+  if ((r = api.cuDeviceGetAttribute(&d.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d.device)) ||
+      (r = api.cuDeviceGetAttribute(&d.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d.device)) ||
+      (r = api.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, d.device)))
+    return failed("cuDeviceGetAttribute", r);
+  d.l2_bytes = l2;
+  if ((r = api.cuDevicePrimaryCtxRetain(&d.context, d.device)) != CUDA_SUCCESS)
+    return failed("cuDevicePrimaryCtxRetain", r);
+  if ((r = api.cuCtxSetCurrent(d.context)) != CUDA_SUCCESS) return failed("cuCtxSetCurrent", r);
+  d.ok = true;
+  return d;
+}
+
+std::string probeLine(const Device& d) {
+  // ordered_json: the documented key order, status first
+  nlohmann::ordered_json j;
+  if (d.ok) {
+    j["status"] = "ok";
+    j["device"] = d.name;
+    j["sm"] = d.sm();
+    j["l2_bytes"] = d.l2_bytes;
+  } else {
+    j["status"] = "no-device";
+    j["reason"] = d.reason;
+  }
+  return j.dump();
+}
+
+}  // namespace klineage::runner

@@ -1,0 +1,31 @@
+// Opening the GPU: driver, device 0 (CUDA_VISIBLE_DEVICES picks which one that is) and its
+// primary context, made current on this thread.
+#pragma once
+#include <string>
+
+#include "runner/cuda_api.h"
+
+namespace klineage::runner {
+
+struct Device {
+  bool ok = false;
+  std::string reason;       // why not ok ("cuInit: CUDA_ERROR_NO_DEVICE (...)")
+  std::string name;         // "NVIDIA H200"
+  int cc_major = 0, cc_minor = 0;
+  long long l2_bytes = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+
+  std::string sm() const { return std::to_string(cc_major * 10 + cc_minor); }  // "90"
+  std::string describe() const { return name + " (sm_" + sm() + ")"; }           // for results
+};
+
+// Loads the driver into `api` and opens device 0. Device::ok false with a reason when there is no
+// driver, no device, or the driver cannot start.
+Device openDevice(CudaApi& api);
+
+// {"status":"ok","device":"NVIDIA H200","sm":"90","l2_bytes":...} or
+// {"status":"no-device","reason":"..."}, on one line.
+std::string probeLine(const Device& d);
+
+}  // namespace klineage::runner

@@ -1,0 +1,132 @@
+#include "runner/job_check.h"
+
+#include <climits>
+#include <cmath>
+#include <filesystem>
+
+#include "core/fill.h"
+#include "core/fs.h"
+
+namespace klineage::runner {
+
+namespace {
+
+using nlohmann::json;
+
+// What from_json would silently default: kinds and init names it does not know.
+std::string checkNames(const json& j) {
+  if (!j.is_object()) return "the job is not a JSON object";
+  if (j.contains("format") && j["format"] != "klineage-runner-job-1")
+    return "format is " + j["format"].dump() + ", expected \"klineage-runner-job-1\"";
+  for (const char* k : {"original", "variant", "params"})
+    if (!j.contains(k)) return std::string("missing \"") + k + "\"";
+  if (!j["params"].is_array()) return "\"params\" is not an array";
+  for (size_t i = 0; i < j["params"].size(); ++i) {
+    const json& p = j["params"][i];
+    const std::string where = "params[" + std::to_string(i) + "]";
+    if (!p.is_object()) return where + " is not an object";
+    const std::string kind = p.value("kind", "scalar");
+    if (kind != "buffer" && kind != "scalar") return where + ": kind \"" + kind + "\" is not buffer or scalar";
+    if (p.contains("type") && (!p["type"].is_string() || !elemTypeFromName(p["type"].get<std::string>())))
+      return where + ": type " + p["type"].dump() + " is not one of f32, f64, i8, u8, i16, u16, i32, u32, i64, u64";
+    if (p.contains("init")) {
+      const std::string init = p["init"].value("kind", "zeros");
+      if (init != "uniform" && init != "constant" && init != "iota" && init != "zeros" && init != "poison")
+        return where + ": init kind \"" + init + "\" is not one of uniform, constant, iota, zeros, poison";
+    }
+  }
+  return "";
+}
+
+std::string checkLaunch(const LaunchSpec& l, const char* which) {
+  const std::string w = which;
+  if (l.cubin.empty()) return w + ".cubin is empty";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(l.cubin, ec)) return w + ".cubin '" + l.cubin + "' is not a file";
+  if (l.function.empty()) return w + ".function is empty";
+  for (const Dim3* d : {&l.grid, &l.block})
+    for (long long v : {d->x, d->y, d->z})
+      if (v < 1 || v > UINT_MAX)
+        return w + (d == &l.grid ? ".grid" : ".block") + " has " + std::to_string(v) +
+               ", each dimension must be in [1, " + std::to_string(UINT_MAX) + "]";
+  return "";
+}
+
+bool fitsBytes(long long v, unsigned bytes) {
+  if (bytes >= 8) return true;
+  const long long lim = 1ll << (bytes * 8);
+  return v >= -(lim / 2) && v < lim;  // as signed or as unsigned
+}
+
+std::string checkParams(const RunnerJob& job) {
+  bool any_output = false;
+  for (size_t i = 0; i < job.params.size(); ++i) {
+    const ParamSpec& p = job.params[i];
+    const std::string where = "params[" + std::to_string(i) + "] (" + p.name + ")";
+    if (p.is_buffer) {
+      if (p.elements < 1) return where + ": elements must be at least 1";
+      // 2^46 bytes (64 TiB) is beyond any GPU; the limit also keeps the byte count from overflowing
+      if (p.elements > (1ull << 46) || p.offset_elements > (1ull << 46) ||
+          (p.elements + p.offset_elements) * elemSize(p.type) > (1ull << 46))
+        return where + ": " + std::to_string(p.elements) + " + " + std::to_string(p.offset_elements) +
+               " elements is larger than any GPU memory";
+      const std::string init = checkInit(p.init, p.type);
+      if (!init.empty()) return where + ": " + init;
+      any_output = any_output || p.output;
+    } else {
+      if (p.size_bytes != 1 && p.size_bytes != 2 && p.size_bytes != 4 && p.size_bytes != 8)
+        return where + ": scalar size_bytes " + std::to_string(p.size_bytes) + " is not 1, 2, 4 or 8";
+      if (isFloat(p.type) && p.size_bytes != elemSize(p.type))
+        return where + ": a " + elemTypeName(p.type) + " scalar has size_bytes " + std::to_string(elemSize(p.type)) +
+               ", not " + std::to_string(p.size_bytes);
+      if (!isFloat(p.type) && !fitsBytes(p.ivalue, p.size_bytes))
+        return where + ": value " + std::to_string(p.ivalue) + " does not fit " + std::to_string(p.size_bytes) + " bytes";
+    }
+  }
+  if (!any_output) return "no buffer has \"output\": true, so there is nothing to compare";
+  return "";
+}
+
+std::string checkJob(const RunnerJob& job) {
+  for (auto [l, which] : {std::pair{&job.original, "original"}, std::pair{&job.variant, "variant"}}) {
+    std::string e = checkLaunch(*l, which);
+    if (!e.empty()) return e;
+  }
+  std::string e = checkParams(job);
+  if (!e.empty()) return e;
+  if (job.seeds.empty()) return "\"seeds\" is empty: at least one input set is needed";
+  const Tolerance& t = job.tolerance;
+  if (!(t.rtol >= 0) || !(t.atol >= 0) || !std::isfinite(t.rtol) || !std::isfinite(t.atol))
+    return "tolerance rtol and atol must be finite and >= 0";
+  if (job.profile.enabled && job.profile.max_runs < 1) return "profile.max_runs must be at least 1";
+  if (!(job.profile.min_ms >= 0)) return "profile.min_ms must be >= 0";
+  return "";
+}
+
+}  // namespace
+
+std::string readJob(const std::string& path, RunnerJob* job) {
+  std::string text;
+  try {
+    text = readFile(path);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& ex) {
+    return path + ": not valid JSON: " + ex.what();
+  }
+  std::string e = checkNames(j);
+  if (!e.empty()) return path + ": " + e;
+  try {
+    *job = j.get<RunnerJob>();
+  } catch (const std::exception& ex) {  // a field of the wrong type, a missing required member
+    return path + ": " + ex.what();
+  }
+  e = checkJob(*job);
+  return e.empty() ? "" : path + ": " + e;
+}
+
+}  // namespace klineage::runner

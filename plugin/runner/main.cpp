@@ -1,0 +1,86 @@
+// klineage-runner: runs one gate job (original vs variant kernel) in its own process, so that a
+// crash, a hang or a dead CUDA context ends only this child. The parent enforces the timeout.
+//
+//   klineage-runner <job.json> <result.json>   exit 0: result written (any outcome)
+//                                              exit 2: malformed job (status "error")
+//                                              exit 3: no driver or no device (status "no-device")
+//   klineage-runner --probe                    one JSON line; exit 0 with a device, else 3
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "core/diag.h"
+#include "core/fs.h"
+#include "core/job.h"
+#include "runner/cuda_api.h"
+#include "runner/device.h"
+#include "runner/job_check.h"
+#include "runner/run_job.h"
+
+using namespace klineage;
+using namespace klineage::runner;
+
+namespace {
+
+constexpr int kExitNoDevice = 3;
+
+const char* kUsage =
+    "usage: klineage-runner <job.json> <result.json>\n"
+    "       klineage-runner --probe\n";
+
+// Returns `code`, or kExitFailure when even the result cannot be written.
+int writeResult(const std::string& path, const RunnerResult& r, int code) {
+  try {
+    atomicWrite(path, nlohmann::json(r).dump() + "\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "klineage-runner: %s\n", e.what());
+    return kExitFailure;
+  }
+  return code;
+}
+
+int probe() {
+  CudaApi api;
+  Device d = openDevice(api);
+  std::printf("%s\n", probeLine(d).c_str());
+  return d.ok ? kExitOk : kExitNoDevice;
+}
+
+int runJobFile(const std::string& job_path, const std::string& result_path) {
+  RunnerJob job;
+  RunnerResult r;
+  // Check the job before touching the GPU: a bad job is the harness's fault, not the variant's.
+  std::string bad = readJob(job_path, &job);
+  if (!bad.empty()) {
+    std::fprintf(stderr, "klineage-runner: error: %s\n", bad.c_str());
+    r.status = "error";
+    r.reason = bad;
+    return writeResult(result_path, r, kExitBadInput);
+  }
+  CudaApi api;
+  Device d = openDevice(api);
+  if (!d.ok) {
+    std::fprintf(stderr, "klineage-runner: no CUDA device: %s\n", d.reason.c_str());
+    r.status = "no-device";
+    r.reason = d.reason;
+    return writeResult(result_path, r, kExitNoDevice);
+  }
+  std::fprintf(stderr, "klineage-runner: %s: %s vs %s on %s\n", job_path.c_str(), job.original.function.c_str(),
+               job.variant.function.c_str(), d.describe().c_str());
+  return writeResult(result_path, runJob(api, d, job), kExitOk);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--probe") return probe();
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (argc != 3) {
+    std::fputs(kUsage, stderr);
+    return kExitBadInput;
+  }
+  return runJobFile(argv[1], argv[2]);
+}

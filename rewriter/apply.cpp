@@ -1,0 +1,163 @@
+#include "apply.h"
+
+#include <sstream>
+
+#include <clang/Frontend/ASTUnit.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+
+#include "ast_util.h"
+#include "core/fs.h"
+#include "extract.h"
+
+namespace klineage {
+
+namespace {
+Overlay complete(const Overlay& in, const ArgsByFile& args) {
+  Overlay o = in;
+  for (const auto& [file, a] : args)
+    if (!o.count(file)) o[file] = readFile(file);
+  return o;
+}
+
+std::string bufferText(clang::Rewriter& rw, clang::FileID fid) {
+  if (const clang::RewriteBuffer* b = rw.getRewriteBufferFor(fid)) return std::string(b->begin(), b->end());
+  return rw.getSourceMgr().getBufferData(fid).str();
+}
+}  // namespace
+
+StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::string& kernel_file,
+                     const std::string& kernel_name, const Transform& t, Direction dir,
+                     const TransformParams& params, const TransformFacts& facts) {
+  StepResult r;
+  r.overlay = complete(in, args);
+  auto ait = args.find(kernel_file);
+  if (ait == args.end()) {
+    r.reason = kernel_file + " is not one of the target's sources";
+    return r;
+  }
+  ParsedUnit pu = parseUnit(kernel_file, ait->second, r.overlay);
+  if (!pu.ast) {
+    r.reason = "clang could not parse " + kernel_file;
+    r.errors = pu.errors;
+    return r;
+  }
+  auto& ctx = pu.ast->getASTContext();
+  const clang::FunctionDecl* fd = findKernel(ctx, kernel_name);
+  if (!fd) {
+    r.reason = "kernel " + kernel_name + " is not defined in " + kernel_file;
+    return r;
+  }
+  clang::Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
+  TransformRequest req{ctx, rw, fd, params, facts};
+  TransformResult tr = dir == Direction::Forward ? t.forward(req) : t.inverse(req);
+  r.reason = tr.reason;
+  if (!tr.applied) return r;
+  std::string edited = bufferText(rw, ctx.getSourceManager().getMainFileID());
+  Overlay next = r.overlay;
+  next[kernel_file] = edited;
+  // The edit must leave a file that still parses, and the kernel must still be there.
+  ParsedUnit check = parseUnit(kernel_file, ait->second, next);
+  if (!check.ast || check.error_count > 0) {
+    r.reason = t.id() + " produced code that does not parse";
+    r.errors = check.errors;
+    return r;
+  }
+  const clang::FunctionDecl* after = findKernel(check.ast->getASTContext(), kernel_name);
+  if (!after) {
+    r.reason = t.id() + " lost the kernel " + kernel_name;
+    return r;
+  }
+  r.kernel_after = describeKernel(check.ast->getASTContext(), after);
+  r.applied = true;
+  r.geometry = tr.geometry;
+  r.overlay = std::move(next);
+  return r;
+}
+
+bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string& kernel_name,
+                     const GeometryChange& change, std::string* why, unsigned* rewritten) {
+  if (rewritten) *rewritten = 0;
+  if (!change.changes()) return true;
+  Overlay o = complete(overlay, args);
+  for (const auto& [file, a] : args) {
+    ParsedUnit pu = parseUnit(file, a, o);
+    if (!pu.ast) {
+      if (why) *why = "cannot parse " + file;
+      return false;
+    }
+    auto& ctx = pu.ast->getASTContext();
+    const auto& sm = ctx.getSourceManager();
+    clang::Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
+    unsigned here = 0;
+    for (auto* call : kernelCalls(ctx)) {
+      if (!sm.isWrittenInMainFile(sm.getExpansionLoc(call->getBeginLoc()))) continue;
+      const clang::FunctionDecl* k = launchedKernel(call);
+      if (!k || (k->getNameAsString() != kernel_name && k->getQualifiedNameAsString() != kernel_name)) continue;
+      const clang::CallExpr* cfg = call->getConfig();
+      const clang::Expr* g = cfg ? writtenArg(cfg->getArg(0)) : nullptr;
+      const clang::Expr* b = cfg && cfg->getNumArgs() > 1 ? writtenArg(cfg->getArg(1)) : nullptr;
+      if (!g || !b || g->getBeginLoc().isMacroID() || b->getBeginLoc().isMacroID()) {
+        if (why)
+          *why = "the launch at " + file + ":" + std::to_string(sm.getSpellingLineNumber(call->getBeginLoc())) +
+                 " is written through a macro; its geometry cannot be rewritten";
+        return false;
+      }
+      auto edit = [&](const clang::Expr* e, const std::string& text) {
+        return !rw.ReplaceText(fileRange(ctx, e->getSourceRange()), text);
+      };
+      if (change.grid_x_divisor > 1) {
+        std::string gt = sourceText(ctx, g->getSourceRange());
+        std::string d = std::to_string(change.grid_x_divisor);
+        std::string dm1 = std::to_string(change.grid_x_divisor - 1);
+        std::string text = g->getType()->isIntegerType()
+                               ? "((" + gt + ") + " + dm1 + ") / " + d
+                               : "dim3(((" + gt + ").x + " + dm1 + ") / " + d + ", (" + gt + ").y, (" + gt + ").z)";
+        if (!edit(g, text)) {
+          if (why) *why = "cannot edit the grid expression at " + file;
+          return false;
+        }
+      }
+      if (change.block_x) {
+        std::string bt = sourceText(ctx, b->getSourceRange());
+        std::string text = b->getType()->isIntegerType()
+                               ? std::to_string(*change.block_x)
+                               : "dim3(" + std::to_string(*change.block_x) + ", (" + bt + ").y, (" + bt + ").z)";
+        if (!edit(b, text)) {
+          if (why) *why = "cannot edit the block expression at " + file;
+          return false;
+        }
+      }
+      ++here;
+    }
+    if (here) {
+      o[file] = bufferText(rw, sm.getMainFileID());
+      if (rewritten) *rewritten += here;
+    }
+  }
+  overlay = std::move(o);
+  return true;
+}
+
+std::string describeDiff(const std::string& before, const std::string& after, unsigned context) {
+  auto lines = [](const std::string& s) {
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  };
+  auto a = lines(before), b = lines(after);
+  size_t pre = 0;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  size_t suf = 0;
+  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
+  std::ostringstream out;
+  size_t from = pre >= context ? pre - context : 0;
+  out << "@@ line " << from + 1 << " @@\n";
+  for (size_t i = from; i < pre; ++i) out << " " << a[i] << "\n";
+  for (size_t i = pre; i < a.size() - suf; ++i) out << "-" << a[i] << "\n";
+  for (size_t i = pre; i < b.size() - suf; ++i) out << "+" << b[i] << "\n";
+  for (size_t i = a.size() - suf; i < a.size() && i < a.size() - suf + context; ++i) out << " " << a[i] << "\n";
+  return out.str();
+}
+
+}  // namespace klineage

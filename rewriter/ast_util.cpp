@@ -1,0 +1,168 @@
+#include "ast_util.h"
+
+#include <clang/AST/Mangle.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Attr.h>
+#include <clang/Lex/Lexer.h>
+
+namespace klineage {
+
+clang::CharSourceRange fileRange(const clang::ASTContext& ctx, clang::SourceRange range) {
+  const auto& sm = ctx.getSourceManager();
+  auto cr = clang::CharSourceRange::getTokenRange(range);
+  return clang::Lexer::makeFileCharRange(cr, sm, ctx.getLangOpts());
+}
+
+std::string sourceText(const clang::ASTContext& ctx, clang::SourceRange range) {
+  auto cr = fileRange(ctx, range);
+  if (cr.isInvalid()) {
+    // fall back to expansion locations (e.g. a range that starts inside a macro argument)
+    const auto& sm = ctx.getSourceManager();
+    cr = clang::CharSourceRange::getTokenRange(sm.getExpansionRange(range.getBegin()).getBegin(),
+                                               sm.getExpansionRange(range.getEnd()).getEnd());
+  }
+  bool invalid = false;
+  auto text = clang::Lexer::getSourceText(cr, ctx.getSourceManager(), ctx.getLangOpts(), &invalid);
+  return invalid ? std::string() : text.str();
+}
+
+std::string squeeze(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+namespace {
+std::string stripCastsAndParens(std::string s) {
+  s = squeeze(s);
+  for (const char* c : {"(int)", "(unsigned)", "(unsignedint)", "(size_t)", "(long)", "(longlong)",
+                        "(int64_t)", "(uint32_t)", "(uint64_t)", "(unsignedlong)", "(unsignedlonglong)",
+                        "static_cast<int>", "static_cast<size_t>", "static_cast<long>", "static_cast<int64_t>",
+                        "static_cast<unsignedint>", "static_cast<longlong>"}) {
+    size_t p;
+    std::string cs(c);
+    while ((p = s.find(cs)) != std::string::npos) s.erase(p, cs.size());
+  }
+  std::string out;
+  for (char c : s)
+    if (c != '(' && c != ')') out += c;
+  return out;
+}
+}  // namespace
+
+bool isGlobalThreadIndex(const std::string& text) {
+  std::string s = stripCastsAndParens(text);
+  static const char* forms[] = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+                                "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+  for (const char* f : forms)
+    if (s == f) return true;
+  return false;
+}
+
+bool isGridStride(const std::string& text) {
+  std::string s = stripCastsAndParens(text);
+  return s == "blockDim.x*gridDim.x" || s == "gridDim.x*blockDim.x";
+}
+
+const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name) {
+  const auto& sm = ctx.getSourceManager();
+  for (auto* d : ctx.getTranslationUnitDecl()->decls()) {
+    // kernels in namespaces too
+    std::vector<clang::Decl*> stack{d};
+    while (!stack.empty()) {
+      auto* cur = stack.back();
+      stack.pop_back();
+      if (auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(cur)) {
+        for (auto* inner : ns->decls()) stack.push_back(inner);
+        continue;
+      }
+      if (auto* ls = llvm::dyn_cast<clang::LinkageSpecDecl>(cur)) {
+        for (auto* inner : ls->decls()) stack.push_back(inner);
+        continue;
+      }
+      auto* fd = llvm::dyn_cast<clang::FunctionDecl>(cur);
+      if (!fd || !fd->hasAttr<clang::CUDAGlobalAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
+      if (fd->getDescribedFunctionTemplate()) continue;
+      if (!sm.isWrittenInMainFile(sm.getExpansionLoc(fd->getLocation()))) continue;
+      if (fd->getNameAsString() == name || fd->getQualifiedNameAsString() == name) return fd;
+    }
+  }
+  return nullptr;
+}
+
+const clang::ValueDecl* referencedDecl(const clang::Expr* e) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) return dre->getDecl();
+  return nullptr;
+}
+
+namespace {
+struct CallCollector : clang::RecursiveASTVisitor<CallCollector> {
+  std::vector<const clang::CUDAKernelCallExpr*> calls;
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* e) {
+    calls.push_back(e);
+    return true;
+  }
+};
+}  // namespace
+
+std::vector<const clang::CUDAKernelCallExpr*> kernelCalls(clang::ASTContext& ctx) {
+  CallCollector c;
+  c.TraverseDecl(ctx.getTranslationUnitDecl());
+  return c.calls;
+}
+
+const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* call) {
+  const clang::FunctionDecl* fd = call->getDirectCallee();
+  if (!fd) {
+    // dependent or through an overload set: look at the callee expression
+    const clang::Expr* callee = call->getCallee()->IgnoreParenImpCasts();
+    if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee)) {
+      for (auto* d : ule->decls()) {
+        if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) return t->getTemplatedDecl();
+        if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(d)) return f;
+      }
+    }
+    return nullptr;
+  }
+  if (auto* pattern = fd->getTemplateInstantiationPattern()) return pattern;
+  return fd;
+}
+
+const clang::Expr* writtenArg(const clang::Expr* e) {
+  if (!e || llvm::isa<clang::CXXDefaultArgExpr>(e)) return nullptr;
+  while (true) {
+    e = e->IgnoreImplicit();
+    if (auto* ctor = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+      // dim3(int) conversion the user did not write: take its argument
+      if (!llvm::isa<clang::CXXTemporaryObjectExpr>(ctor) && ctor->getNumArgs() >= 1 &&
+          ctor->getParenOrBraceRange().isInvalid()) {
+        e = ctor->getArg(0);
+        continue;
+      }
+    }
+    if (auto* mt = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+      e = mt->getSubExpr();
+      continue;
+    }
+    return e;
+  }
+}
+
+std::string mangledName(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
+  std::unique_ptr<clang::MangleContext> mc(ctx.createMangleContext());
+  if (!mc->shouldMangleDeclName(fd)) return fd->getNameAsString();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  mc->mangleName(clang::GlobalDecl(fd), os);
+  return os.str();
+}
+
+bool isBuiltinGeometry(const std::string& name) {
+  return name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "gridDim";
+}
+
+}  // namespace klineage

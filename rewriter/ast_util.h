@@ -1,0 +1,47 @@
+// Small helpers over Clang's AST shared by extraction and the transforms.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/Basic/SourceManager.h>
+
+namespace klineage {
+
+// The text of a range as written (macro expansions resolved to their expansion site).
+std::string sourceText(const clang::ASTContext& ctx, clang::SourceRange range);
+clang::CharSourceRange fileRange(const clang::ASTContext& ctx, clang::SourceRange range);
+
+// Whitespace-free text, used to compare index expressions independent of formatting.
+std::string squeeze(const std::string& s);
+
+// blockIdx.x * blockDim.x + threadIdx.x in any operand order, with optional casts/parens.
+bool isGlobalThreadIndex(const std::string& text);
+// blockDim.x * gridDim.x in either order (the grid-stride step).
+bool isGridStride(const std::string& text);
+
+// Non-template __global__ kernel definitions in the main file whose name matches.
+const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name);
+
+// A VarDecl or ParmVarDecl referenced by expression e (after ignoring parens/casts), or null.
+const clang::ValueDecl* referencedDecl(const clang::Expr* e);
+
+// Every CUDA kernel launch (k<<<...>>>(...)) in the translation unit.
+std::vector<const clang::CUDAKernelCallExpr*> kernelCalls(clang::ASTContext& ctx);
+
+// The callee kernel of a launch (the primary template for an instantiation).
+const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* call);
+
+// The argument as the user wrote it (implicit conversions to dim3 and default arguments removed);
+// null for a defaulted argument.
+const clang::Expr* writtenArg(const clang::Expr* e);
+
+// Mangled name of a kernel (as the device module names it).
+std::string mangledName(clang::ASTContext& ctx, const clang::FunctionDecl* fd);
+
+bool isBuiltinGeometry(const std::string& name);  // threadIdx, blockIdx, blockDim, gridDim
+
+}  // namespace klineage

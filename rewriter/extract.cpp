@@ -1,0 +1,446 @@
+#include "extract.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Attr.h>
+#include <clang/Frontend/ASTUnit.h>
+
+#include "ast_util.h"
+
+namespace klineage {
+namespace {
+
+std::string typeString(clang::ASTContext& ctx, clang::QualType t) {
+  clang::PrintingPolicy pp(ctx.getLangOpts());
+  pp.SuppressTagKeyword = true;
+  return t.getAsString(pp);
+}
+
+// How a pointer parameter is used: climbs from each reference to the access it feeds.
+void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, ParamInfo& p) {
+  const clang::Stmt* cur = ref;
+  const clang::Expr* access = nullptr;  // the lvalue p[i] / *p
+  while (true) {
+    auto parents = ctx.getParents(*cur);
+    if (parents.empty()) return;
+    const clang::Stmt* parent = parents[0].get<clang::Stmt>();
+    if (!parent) {
+      // initialises a local pointer variable: it escapes our simple analysis
+      p.read = p.written = true;
+      return;
+    }
+    if (llvm::isa<clang::ParenExpr>(parent) || llvm::isa<clang::ImplicitCastExpr>(parent)) {
+      cur = parent;
+      continue;
+    }
+    if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(parent)) {
+      if (!access && (bo->getOpcode() == clang::BO_Add || bo->getOpcode() == clang::BO_Sub) &&
+          bo->getType()->isPointerType()) {
+        cur = parent;  // pointer arithmetic: keep climbing to the dereference
+        continue;
+      }
+      if (access) {
+        if (bo->isAssignmentOp() && bo->getLHS()->IgnoreParens() == access) {
+          p.written = true;
+          if (bo->isCompoundAssignmentOp()) p.read = true;
+        } else {
+          p.read = true;
+        }
+        return;
+      }
+      if (bo->isComparisonOp()) return;  // p != nullptr: neither
+      p.read = p.written = true;
+      return;
+    }
+    if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(parent)) {
+      if (!access && ase->getBase()->IgnoreParenImpCasts() == ref) {
+        access = ase;
+        cur = parent;
+        continue;
+      }
+      if (!access) {  // used as the index of another array (unusual for a pointer)
+        p.read = true;
+        return;
+      }
+    }
+    if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(parent)) {
+      if (!access && uo->getOpcode() == clang::UO_Deref) {
+        access = uo;
+        cur = parent;
+        continue;
+      }
+      if (uo->isIncrementDecrementOp()) {
+        if (access) p.read = p.written = true;
+        else p.read = p.written = true;  // moving the pointer itself: be conservative
+        return;
+      }
+      if (uo->getOpcode() == clang::UO_AddrOf) {  // &p[i] handed to atomics or helpers
+        p.read = p.written = true;
+        return;
+      }
+    }
+    if (access && llvm::isa<clang::MemberExpr>(parent)) {  // p[i].x
+      cur = parent;
+      access = llvm::cast<clang::Expr>(parent);
+      continue;
+    }
+    if (access) {
+      if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(parent);
+          ice && ice->getCastKind() == clang::CK_LValueToRValue) {
+        p.read = true;
+        return;
+      }
+      // passed by reference, etc.
+      p.read = p.written = true;
+      return;
+    }
+    // the pointer itself handed to a call or stored elsewhere: anything may happen through it
+    p.read = p.written = true;
+    return;
+  }
+}
+
+struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
+  clang::ASTContext& ctx;
+  KernelInfo& info;
+  std::map<const clang::ParmVarDecl*, size_t> param_index;
+  std::set<const clang::Stmt*> index_exprs;  // where geometry builtins are expected
+  unsigned geometry_refs = 0;
+  BodyScan(clang::ASTContext& c, KernelInfo& k) : ctx(c), info(k) {}
+
+  bool VisitForStmt(clang::ForStmt* s) {
+    ++info.features.loops;
+    if (s->getInc() && llvm::isa<clang::CompoundAssignOperator>(s->getInc())) {
+      auto* ca = llvm::cast<clang::CompoundAssignOperator>(s->getInc());
+      if (ca->getOpcode() == clang::BO_AddAssign && isGridStride(sourceText(ctx, ca->getRHS()->getSourceRange()))) {
+        info.features.grid_stride_loop = true;
+        index_exprs.insert(ca->getRHS());
+        if (auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(s->getInit())) {
+          if (init->isSingleDecl())
+            if (auto* vd = llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()); vd && vd->getInit()) {
+              std::string t = sourceText(ctx, vd->getInit()->getSourceRange());
+              if (isGlobalThreadIndex(t)) {
+                info.features.thread_index = t;
+                info.features.index_var = vd->getNameAsString();
+                index_exprs.insert(vd->getInit());
+              }
+            }
+        }
+        if (s->getCond()) info.features.bounds_guard = sourceText(ctx, s->getCond()->getSourceRange());
+      }
+    }
+    return true;
+  }
+  bool VisitWhileStmt(clang::WhileStmt*) {
+    ++info.features.loops;
+    return true;
+  }
+  bool VisitDoStmt(clang::DoStmt*) {
+    ++info.features.loops;
+    return true;
+  }
+  bool VisitVarDecl(clang::VarDecl* vd) {
+    if (vd->hasAttr<clang::CUDASharedAttr>()) info.features.shared_memory = true;
+    if (vd->getInit() && info.features.thread_index.empty() && !llvm::isa<clang::ParmVarDecl>(vd)) {
+      std::string t = sourceText(ctx, vd->getInit()->getSourceRange());
+      if (isGlobalThreadIndex(t)) {
+        info.features.thread_index = t;
+        info.features.index_var = vd->getNameAsString();
+        index_exprs.insert(vd->getInit());
+      }
+    }
+    return true;
+  }
+  bool VisitIfStmt(clang::IfStmt* s) {
+    if (info.features.index_var.empty() || !info.features.bounds_guard.empty()) return true;
+    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s->getCond()->IgnoreParenImpCasts());
+    if (!bo || !bo->isComparisonOp()) return true;
+    auto refers = [&](const clang::Expr* e) {
+      auto* d = referencedDecl(e);
+      return d && d->getNameAsString() == info.features.index_var;
+    };
+    if (refers(bo->getLHS()) || refers(bo->getRHS()))
+      info.features.bounds_guard = sourceText(ctx, s->getCond()->getSourceRange());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* c) {
+    std::string name;
+    if (auto* fd = c->getDirectCallee()) name = fd->getNameAsString();
+    else if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(c->getCallee()->IgnoreParenImpCasts()))
+      name = ule->getName().getAsString();
+    if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(c))
+      if (auto* md = mce->getMethodDecl()) name = md->getNameAsString();
+    if (name.empty()) return true;
+    if (name.rfind("__syncthreads", 0) == 0 || name == "__syncwarp" || name == "sync" || name == "barrier_sync" ||
+        name == "__threadfence_block" || name == "grid_sync")
+      info.features.barriers = true;
+    if (name.rfind("atomic", 0) == 0 || name.rfind("__atomic", 0) == 0 || name.rfind("fetch_", 0) == 0)
+      info.features.atomics = true;
+    if (name.rfind("__shfl", 0) == 0 || name.rfind("shfl", 0) == 0 || name == "reduce")
+      info.features.shuffles = true;
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    auto* d = e->getDecl();
+    if (auto* pv = llvm::dyn_cast<clang::ParmVarDecl>(d)) {
+      auto it = param_index.find(pv);
+      if (it != param_index.end() && info.params[it->second].is_pointer) classifyPointerUse(ctx, e, info.params[it->second]);
+    }
+    if (isBuiltinGeometry(d->getNameAsString())) ++geometry_refs;
+    return true;
+  }
+};
+
+unsigned geometryRefsIn(const clang::Stmt* s) {
+  struct Counter : clang::RecursiveASTVisitor<Counter> {
+    unsigned n = 0;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+      if (isBuiltinGeometry(e->getDecl()->getNameAsString())) ++n;
+      return true;
+    }
+  } c;
+  c.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return c.n;
+}
+
+SourceRange rangeOf(clang::ASTContext& ctx, clang::SourceRange r) {
+  const auto& sm = ctx.getSourceManager();
+  SourceRange out;
+  auto cr = fileRange(ctx, r);
+  if (cr.isInvalid()) return out;
+  auto b = cr.getBegin(), e = cr.getEnd();
+  if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) out.file = fe->getFileEntry().tryGetRealPathName().str();
+  if (out.file.empty())
+    if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) out.file = fe->getName().str();
+  if (out.file.empty()) out.file = sm.getFilename(b).str();
+  out.begin_line = sm.getSpellingLineNumber(b);
+  out.end_line = sm.getSpellingLineNumber(e);
+  out.begin_offset = sm.getFileOffset(b);
+  out.end_offset = sm.getFileOffset(e);
+  return out;
+}
+
+}  // namespace
+
+KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
+  KernelInfo k;
+  k.name = fd->getNameAsString();
+  k.qualified_name = fd->getQualifiedNameAsString();
+  k.range = rangeOf(ctx, fd->getSourceRange());
+  k.source_hash = fnv1a64Hex(sourceText(ctx, fd->getSourceRange()));
+  k.is_template = fd->getDescribedFunctionTemplate() != nullptr;
+  if (!k.is_template) k.mangled_name = mangledName(ctx, fd);
+  for (auto* pv : fd->parameters()) {
+    ParamInfo p;
+    p.name = pv->getNameAsString();
+    clang::QualType t = pv->getType();
+    p.type = typeString(ctx, t);
+    p.is_restrict = t.isRestrictQualified();
+    if (t->isPointerType()) {
+      p.is_pointer = true;
+      clang::QualType pt = t->getPointeeType();
+      p.pointee_const = pt.isConstQualified();
+      p.pointee = typeString(ctx, pt.getUnqualifiedType());
+    }
+    if (!t->isDependentType() && !t->isIncompleteType())
+      p.size_bytes = static_cast<unsigned>(ctx.getTypeSizeInChars(t).getQuantity());
+    k.params.push_back(p);
+  }
+  if (auto* lb = fd->getAttr<clang::CUDALaunchBoundsAttr>()) {
+    std::string text = sourceText(ctx, lb->getMaxThreads()->getSourceRange());
+    if (lb->getMinBlocks()) text += ", " + sourceText(ctx, lb->getMinBlocks()->getSourceRange());
+    k.launch_bounds = text;
+  }
+  if (fd->hasBody()) {
+    BodyScan scan(ctx, k);
+    for (size_t i = 0; i < fd->getNumParams(); ++i) scan.param_index[fd->getParamDecl(i)] = i;
+    scan.TraverseStmt(fd->getBody());
+    unsigned expected = 0;
+    for (auto* s : scan.index_exprs) expected += geometryRefsIn(s);
+    k.features.uses_block_geometry_outside_index = scan.geometry_refs > expected;
+  }
+  return k;
+}
+
+void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& target_sources, Manifest& manifest) {
+  const auto& sm = ctx.getSourceManager();
+  auto isTargetSource = [&](const std::string& f) {
+    return std::find(target_sources.begin(), target_sources.end(), f) != target_sources.end();
+  };
+  auto findByKey = [&](const std::string& key, const std::string& file, unsigned line) -> KernelInfo* {
+    for (auto& k : manifest.kernels)
+      if ((!key.empty() && k.mangled_name == key) ||
+          (k.range.file == file && k.range.begin_line == line && k.name == key))
+        return &k;
+    return nullptr;
+  };
+
+  struct Collector : clang::RecursiveASTVisitor<Collector> {
+    std::vector<const clang::FunctionDecl*> defs, decls;
+    std::vector<const clang::FunctionTemplateDecl*> templates;
+    bool VisitFunctionDecl(clang::FunctionDecl* fd) {
+      if (!fd->hasAttr<clang::CUDAGlobalAttr>()) return true;
+      if (fd->isTemplateInstantiation()) return true;
+      if (fd->getDescribedFunctionTemplate()) return true;  // handled as a template
+      if (fd->doesThisDeclarationHaveABody()) defs.push_back(fd);
+      else decls.push_back(fd);
+      return true;
+    }
+    bool VisitFunctionTemplateDecl(clang::FunctionTemplateDecl* t) {
+      if (t->getTemplatedDecl()->hasAttr<clang::CUDAGlobalAttr>() &&
+          t->getTemplatedDecl()->doesThisDeclarationHaveABody())
+        templates.push_back(t);
+      return true;
+    }
+  } col;
+  col.TraverseDecl(ctx.getTranslationUnitDecl());
+
+  auto inSystem = [&](const clang::Decl* d) { return sm.isInSystemHeader(sm.getExpansionLoc(d->getLocation())); };
+
+  for (auto* fd : col.defs) {
+    if (inSystem(fd)) continue;
+    KernelInfo k = describeKernel(ctx, fd);
+    k.in_header = !isTargetSource(k.range.file);
+    if (k.in_header) k.notes.push_back("defined in a header: listed, not rewritten (headers are shared with other code)");
+    unsigned extra_decls = 0;
+    for (auto* r : fd->redecls())
+      if (r != fd) ++extra_decls;
+    if (KernelInfo* have = findByKey(k.mangled_name, k.range.file, k.range.begin_line)) {
+      have->declarations = std::max(have->declarations, 1 + extra_decls);
+      continue;
+    }
+    k.declarations = 1 + extra_decls;
+    manifest.kernels.push_back(std::move(k));
+  }
+  for (auto* t : col.templates) {
+    if (inSystem(t)) continue;
+    KernelInfo k = describeKernel(ctx, t->getTemplatedDecl());
+    k.is_template = true;
+    k.in_header = !isTargetSource(k.range.file);
+    for (auto* spec : t->specializations())
+      if (spec->hasAttr<clang::CUDAGlobalAttr>()) k.instantiations.push_back(mangledName(ctx, spec));
+    std::sort(k.instantiations.begin(), k.instantiations.end());
+    k.notes.push_back("template kernel: listed with its instantiations; transforms skip templates for now");
+    if (KernelInfo* have = findByKey(k.name, k.range.file, k.range.begin_line)) {
+      for (auto& m : k.instantiations)
+        if (std::find(have->instantiations.begin(), have->instantiations.end(), m) == have->instantiations.end())
+          have->instantiations.push_back(m);
+      std::sort(have->instantiations.begin(), have->instantiations.end());
+      continue;
+    }
+    manifest.kernels.push_back(std::move(k));
+  }
+  // Prototypes without a body (e.g. to launch a kernel defined in another file): count them so
+  // transforms know the signature is shared.
+  for (auto* fd : col.decls) {
+    if (inSystem(fd) || fd->getDefinition()) continue;
+    std::string m = mangledName(ctx, fd);
+    for (auto& k : manifest.kernels)
+      if (k.mangled_name == m) ++k.declarations;
+  }
+
+  // Launch sites written in this unit's main file.
+  for (auto* call : kernelCalls(ctx)) {
+    auto loc = sm.getExpansionLoc(call->getBeginLoc());
+    if (!sm.isWrittenInMainFile(loc)) continue;
+    const clang::FunctionDecl* callee = launchedKernel(call);
+    if (!callee) continue;
+    LaunchSite ls;
+    ls.file = rangeOf(ctx, call->getSourceRange()).file;
+    ls.line = sm.getSpellingLineNumber(loc);
+    ls.column = sm.getSpellingColumnNumber(loc);
+    ls.in_target_sources = isTargetSource(ls.file);
+    const clang::CallExpr* cfg = call->getConfig();
+    auto argText = [&](unsigned i, std::string* type) -> std::string {
+      if (!cfg || i >= cfg->getNumArgs()) return "";
+      const clang::Expr* w = writtenArg(cfg->getArg(i));
+      if (!w) return "";
+      if (type) *type = typeString(ctx, w->getType().getUnqualifiedType());
+      return sourceText(ctx, w->getSourceRange());
+    };
+    ls.grid = argText(0, &ls.grid_type);
+    ls.block = argText(1, &ls.block_type);
+    ls.shmem = argText(2, nullptr);
+    ls.stream = argText(3, nullptr);
+    if (cfg && cfg->getNumArgs() >= 2) {
+      if (const clang::Expr* b = writtenArg(cfg->getArg(1)); b && b->getType()->isIntegerType() && !b->isValueDependent()) {
+        clang::Expr::EvalResult r;
+        if (b->EvaluateAsInt(r, ctx)) ls.block_value = r.Val.getInt().getExtValue();
+      }
+      const clang::Expr* g = writtenArg(cfg->getArg(0));
+      const clang::Expr* last = writtenArg(cfg->getArg(1));
+      for (unsigned i = 2; i < cfg->getNumArgs(); ++i)
+        if (auto* w = writtenArg(cfg->getArg(i))) last = w;
+      if (g && last) ls.config_range = rangeOf(ctx, clang::SourceRange(g->getBeginLoc(), last->getEndLoc()));
+    }
+    for (const clang::Expr* a : call->arguments()) ls.args.push_back(sourceText(ctx, a->getSourceRange()));
+    std::string key = callee->getDescribedFunctionTemplate() ? callee->getNameAsString() : mangledName(ctx, callee);
+    auto cr = rangeOf(ctx, callee->getSourceRange());
+    KernelInfo* k = nullptr;
+    if (const clang::FunctionDecl* def = callee->getDefinition()) {
+      auto dr = rangeOf(ctx, def->getSourceRange());
+      k = findByKey(def->getDescribedFunctionTemplate() ? def->getNameAsString() : mangledName(ctx, def), dr.file,
+                    dr.begin_line);
+    }
+    if (!k) k = findByKey(key, cr.file, cr.begin_line);
+    if (!k) {
+      // launched here, defined in another unit: remember the site until that unit is parsed
+      KernelInfo pending;
+      pending.name = callee->getNameAsString();
+      pending.mangled_name = key;
+      pending.notes.push_back("pending");
+      pending.launches.push_back(ls);
+      manifest.kernels.push_back(std::move(pending));
+      continue;
+    }
+    bool dup = false;
+    for (auto& have : k->launches) dup |= have.file == ls.file && have.line == ls.line && have.column == ls.column;
+    if (!dup) k->launches.push_back(ls);
+  }
+}
+
+Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources, const Overlay& overlay,
+                         const std::function<void(const std::string&)>& log) {
+  Manifest m;
+  m.target = target;
+  for (const auto& s : sources) m.sources.push_back(s.file);
+  for (const auto& s : sources) {
+    if (log) log("extract: parsing " + s.file);
+    ParsedUnit pu = parseUnit(s.file, s.clang_args, overlay);
+    if (pu.error_count > 0 || !pu.ast) {
+      ParseDiagnostic d;
+      d.file = s.file;
+      d.errors = pu.errors;
+      if (!pu.ast) d.errors.push_back("clang could not build an AST for this file");
+      m.diagnostics.push_back(d);
+    }
+    if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
+  }
+  // Merge launch sites recorded before their kernel's definition was seen.
+  std::vector<KernelInfo> merged;
+  std::vector<KernelInfo> pending;
+  for (auto& k : m.kernels) (k.notes.size() == 1 && k.notes[0] == "pending" && k.range.file.empty() ? pending : merged).push_back(std::move(k));
+  for (auto& p : pending) {
+    KernelInfo* target_k = nullptr;
+    for (auto& k : merged)
+      if (k.mangled_name == p.mangled_name || (k.is_template && k.name == p.mangled_name)) target_k = &k;
+    if (target_k)
+      for (auto& l : p.launches) target_k->launches.push_back(l);
+  }
+  m.kernels = std::move(merged);
+  for (auto& k : m.kernels) {
+    if (k.launches.empty() && !k.in_header)
+      k.notes.push_back("no launch site in the target's sources: only launch-geometry-preserving variants apply");
+    for (auto& l : k.launches)
+      if (!l.in_target_sources)
+        k.notes.push_back("launched from outside the target's sources (" + l.file + ":" + std::to_string(l.line) +
+                          "): only launch-geometry-preserving variants apply");
+  }
+  return m;
+}
+
+}  // namespace klineage

@@ -1,0 +1,65 @@
+#include "parse.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/ASTUnit.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "core/fs.h"
+
+namespace klineage {
+
+ParsedUnit::ParsedUnit() = default;
+ParsedUnit::ParsedUnit(ParsedUnit&&) noexcept = default;
+ParsedUnit& ParsedUnit::operator=(ParsedUnit&&) noexcept = default;
+ParsedUnit::~ParsedUnit() = default;
+
+namespace {
+// Keeps the first errors with their locations; warnings are not the gate's business.
+class CollectingConsumer : public clang::DiagnosticConsumer {
+ public:
+  explicit CollectingConsumer(ParsedUnit& out) : out_(out) {}
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error) return;
+    ++out_.error_count;
+    if (out_.errors.size() >= 10) return;
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    std::string where;
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      auto ploc = info.getSourceManager().getPresumedLoc(info.getLocation());
+      if (ploc.isValid())
+        where = std::string(ploc.getFilename()) + ":" + std::to_string(ploc.getLine()) + ":" +
+                std::to_string(ploc.getColumn()) + ": ";
+    }
+    out_.errors.push_back(where + msg.str().str());
+  }
+
+ private:
+  ParsedUnit& out_;
+};
+}  // namespace
+
+ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& args, const Overlay& overlay) {
+  ParsedUnit out;
+  std::string code;
+  auto it = overlay.find(file);
+  if (it != overlay.end()) {
+    code = it->second;
+  } else {
+    code = readFile(file);
+  }
+  clang::tooling::FileContentMappings mapped;
+  for (const auto& [path, text] : overlay)
+    if (path != file) mapped.emplace_back(path, text);
+  CollectingConsumer consumer(out);
+  out.ast = clang::tooling::buildASTFromCodeWithArgs(code, args, file, "klineage",
+                                                     std::make_shared<clang::PCHContainerOperations>(),
+                                                     clang::tooling::getClangStripDependencyFileAdjuster(),
+                                                     mapped, &consumer);
+  return out;
+}
+
+}  // namespace klineage

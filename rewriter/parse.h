@@ -1,0 +1,32 @@
+// Building a Clang AST for one CUDA translation unit, with other target sources (and edited
+// copies of them) mapped in memory so variants never touch the disk until they are written.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTUnit;
+}
+
+namespace klineage {
+
+// Files whose in-memory contents replace what is on disk while parsing (absolute path -> text).
+using Overlay = std::map<std::string, std::string>;
+
+struct ParsedUnit {
+  std::unique_ptr<clang::ASTUnit> ast;  // null when clang could not build one at all
+  std::vector<std::string> errors;      // "file:line:col: message", first ones only
+  unsigned error_count = 0;
+  ParsedUnit();
+  ParsedUnit(ParsedUnit&&) noexcept;
+  ParsedUnit& operator=(ParsedUnit&&) noexcept;
+  ~ParsedUnit();
+};
+
+// Parses `file` with clang arguments `args` (from clangArgsFor). The main file's text comes from
+// the overlay when present there, else from disk; every other overlay entry is mapped too.
+ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& args, const Overlay& overlay);
+
+}  // namespace klineage

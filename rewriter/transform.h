@@ -1,0 +1,64 @@
+// A transform is one reversible source rewrite of a kernel, registered by the id that skills name
+// (one transform per file under transforms/, listed in transforms/registry.cpp).
+//   forward: the optimization (what a skill applies to a new kernel);
+//   inverse: the de-optimization (what the lineage walk applies to an expert kernel).
+// Each direction checks its own applicability on the AST and either edits through the Rewriter
+// and says so, or makes no edit and says why not.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+
+#include "core/job.h"
+
+namespace klineage {
+
+using TransformParams = std::map<std::string, std::string>;
+
+// Workload facts a transform itself needs to produce its edit (preconditions on facts that only
+// decide *whether* a skill may apply are checked by the skill matcher, not here).
+struct TransformFacts {
+  std::optional<long long> block_size;  // the block size every launch uses, when known
+};
+
+struct TransformRequest {
+  clang::ASTContext& ctx;
+  clang::Rewriter& rewriter;
+  const clang::FunctionDecl* kernel;
+  const TransformParams& params;
+  const TransformFacts& facts;
+};
+
+struct TransformResult {
+  bool applied = false;
+  std::string reason;         // why not, or what was done
+  GeometryChange geometry;    // launch change the edited kernel needs (forward only)
+  static TransformResult no(std::string why) { return {false, std::move(why), {}}; }
+  static TransformResult yes(std::string what, GeometryChange g = {}) { return {true, std::move(what), g}; }
+};
+
+enum class Direction { Forward, Inverse };
+
+class Transform {
+ public:
+  virtual ~Transform() = default;
+  virtual std::string id() const = 0;
+  virtual std::string summary() const = 0;
+  virtual TransformResult forward(TransformRequest& req) const = 0;
+  virtual TransformResult inverse(TransformRequest& req) const = 0;
+};
+
+const std::vector<const Transform*>& allTransforms();
+const Transform* findTransform(const std::string& id);
+std::vector<std::string> transformIds();
+
+// Shared by transforms: an integer parameter with a default.
+long long intParam(const TransformParams& p, const std::string& key, long long def);
+bool boolParam(const TransformParams& p, const std::string& key, bool def);
+
+}  // namespace klineage

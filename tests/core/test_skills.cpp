@@ -1,0 +1,338 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "core/diag.h"
+#include "core/skill.h"
+
+using namespace klineage;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kTransforms = {"restrict-pointers", "launch-bounds", "grid-stride-loop",
+                                              "vectorize-access"};
+
+// A fresh directory per test case, removed afterwards, so cases do not see each other's files.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() /
+           ("klineage-test-skills-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::string writeFile(const fs::path& dir, const std::string& name, const std::string& text) {
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+template <class F>
+InputError inputError(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  throw;  // not reached: FAIL throws
+}
+
+// The brief's example skill, with one measured effect. Line numbers matter to the tests below.
+const std::string kExample = R"TOML(schema = 1
+id = "vectorize-float4"
+intent = "Move 4 elements per thread-iteration with 16-byte loads/stores"
+transform = "vectorize-access"
+[params]
+width = 4
+[anchor]
+description = "elementwise grid-stride loop over float/int arrays indexed by the loop variable"
+requires_features = ["grid_stride_loop"]
+forbids_features = ["barriers", "atomics", "shuffles"]
+[preconditions]
+facts = ["aligned16(all pointers)", "no-overlap"]
+[effect]
+expected = "memory-bound elementwise kernels: fewer, wider memory transactions"
+[[effect.measured]]
+workload = "saxpy n=2^26"
+gpu = "NVIDIA H200"
+speedup = 1.26
+[[risks]]
+failure = "misaligned address fault when a pointer is not 16-byte aligned"
+avoided_by = "aligned16 precondition"
+[provenance]
+kind = "hand-written"
+)TOML";
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  size_t pos = s.find(from);
+  REQUIRE(pos != std::string::npos);
+  return s.replace(pos, from.size(), to);
+}
+
+KernelInfo gridStrideKernel() {
+  KernelInfo k;
+  k.name = "saxpy";
+  for (const char* n : {"x", "y"}) {
+    ParamInfo p;
+    p.name = n;
+    p.is_pointer = true;
+    p.pointee = "float";
+    p.type = "float *";
+    k.params.push_back(p);
+  }
+  k.features.thread_index = "blockIdx.x * blockDim.x + threadIdx.x";
+  k.features.index_var = "i";
+  k.features.grid_stride_loop = true;
+  k.features.loops = 1;
+  return k;
+}
+
+WorkloadFacts factsWithOffsets(unsigned long long x_off, unsigned long long y_off) {
+  PreparedLaunch l;
+  l.grid = {1024, 1, 1};
+  l.block = {256, 1, 1};
+  for (auto [name, off] : {std::pair<const char*, unsigned long long>{"x", x_off}, {"y", y_off}}) {
+    ParamSpec p;
+    p.name = name;
+    p.is_buffer = true;
+    p.type = ElemType::F32;
+    p.elements = 1 << 20;
+    p.offset_elements = off;
+    l.params.push_back(p);
+  }
+  return deriveFacts(l);
+}
+
+}  // namespace
+
+TEST_CASE("skills: the shipped skills load", "[skills]") {
+  std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, kTransforms);
+  REQUIRE(skills.size() == 4);
+  std::map<std::string, const Skill*> by_transform;
+  for (const auto& s : skills) {
+    CHECK(s.schema == 1);
+    CHECK(s.provenance_kind == "hand-written");
+    CHECK(s.measured.empty());  // nothing has been measured yet
+    CHECK_FALSE(s.intent.empty());
+    CHECK_FALSE(s.risks.empty());
+    by_transform[s.transform] = &s;
+  }
+  REQUIRE(by_transform.size() == 4);  // one skill per transform
+  CHECK(by_transform["restrict-pointers"]->params.at("add_const") == true);
+  CHECK(by_transform["restrict-pointers"]->facts == std::vector<std::string>{"no-overlap"});
+  CHECK(by_transform["launch-bounds"]->facts == std::vector<std::string>{"uniform-block-size"});
+  const Skill& vec = *by_transform["vectorize-access"];
+  CHECK(vec.params.at("width") == 4);
+  CHECK(vec.facts == std::vector<std::string>{"aligned16(all pointers)", "no-overlap"});
+  CHECK(vec.requires_features == std::vector<std::string>{"grid_stride_loop"});
+  CHECK_THAT(vec.path, Catch::EndsWith(".toml"));
+}
+
+TEST_CASE("skills: every field of a skill file is read", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  std::string path = writeFile(dir, "vec.toml", kExample);
+  std::vector<Skill> skills = loadSkills({dir.string()}, kTransforms);
+  REQUIRE(skills.size() == 1);
+  const Skill& s = skills[0];
+  CHECK(s.id == "vectorize-float4");
+  CHECK(s.transform == "vectorize-access");
+  CHECK(s.path == path);
+  CHECK(s.params == nlohmann::json{{"width", 4}});
+  CHECK(s.anchor_description == "elementwise grid-stride loop over float/int arrays indexed by the loop variable");
+  CHECK(s.forbids_features == std::vector<std::string>{"barriers", "atomics", "shuffles"});
+  CHECK(s.expected_effect == "memory-bound elementwise kernels: fewer, wider memory transactions");
+  REQUIRE(s.measured.size() == 1);
+  CHECK(s.measured[0].workload == "saxpy n=2^26");
+  CHECK(s.measured[0].gpu == "NVIDIA H200");
+  CHECK(s.measured[0].speedup == Approx(1.26));
+  REQUIRE(s.risks.size() == 1);
+  CHECK(s.risks[0].avoided_by == "aligned16 precondition");
+
+  nlohmann::json j = skillToJson(s);
+  CHECK(j["id"] == "vectorize-float4");
+  CHECK(j["params"]["width"] == 4);
+  CHECK(j["anchor"]["requires_features"] == nlohmann::json::array({"grid_stride_loop"}));
+  CHECK(j["preconditions"]["facts"][0] == "aligned16(all pointers)");
+  CHECK(j["effect"]["measured"][0]["speedup"].get<double>() == Approx(1.26));
+  CHECK(j["provenance"]["kind"] == "hand-written");
+  CHECK(j["path"] == path);
+}
+
+TEST_CASE("skills: files are read in sorted order and non-TOML files ignored", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  writeFile(dir, "b.toml", replaced(kExample, "vectorize-float4", "b-skill"));
+  writeFile(dir, "a.toml", replaced(kExample, "vectorize-float4", "a-skill"));
+  writeFile(dir, "README.md", "not a skill");
+  std::vector<Skill> skills = loadSkills({dir.string()}, kTransforms);
+  REQUIRE(skills.size() == 2);
+  CHECK(skills[0].id == "a-skill");
+  CHECK(skills[1].id == "b-skill");
+}
+
+TEST_CASE("skills: errors name the file, line and what was expected", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  auto load = [&](const std::string& text) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string path = writeFile(dir, "s.toml", text);
+    InputError e = inputError([&] { loadSkills({dir.string()}, kTransforms); });
+    CHECK(e.file == path);
+    CHECK_THAT(e.what(), Catch::StartsWith(path + ":"));
+    return e;
+  };
+
+  InputError e = load(replaced(kExample, "width = 4", "width = = 4"));
+  CHECK(e.line == 6);
+  CHECK(e.column > 0);
+
+  e = load(replaced(kExample, "id = \"vectorize-float4\"", "id = 3"));
+  CHECK(e.line == 2);
+  CHECK(e.column == 6);
+  CHECK_THAT(e.what(), Catch::Contains("id: expected a string, found a integer"));
+
+  e = load(replaced(kExample, "intent = \"Move 4 elements per thread-iteration with 16-byte loads/stores\"\n", ""));
+  CHECK(e.line == 1);
+  CHECK_THAT(e.what(), Catch::Contains("missing 'intent'; expected intent = \"...\" (a string)"));
+
+  e = load(replaced(kExample, "transform = \"vectorize-access\"", "transform = \"vectorise\""));
+  CHECK(e.line == 4);
+  CHECK_THAT(e.what(), Catch::Contains(
+                           "unknown transform 'vectorise'; known transforms: restrict-pointers, launch-bounds, "
+                           "grid-stride-loop, vectorize-access"));
+
+  e = load(replaced(kExample, "\"barriers\", \"atomics\"", "\"barriers\", \"atomic\""));
+  CHECK(e.line == 10);
+  CHECK_THAT(e.what(), Catch::Contains("anchor.forbids_features: unknown feature 'atomic'; valid features: "));
+  CHECK_THAT(e.what(), Catch::Contains("atomics"));
+
+  e = load(replaced(kExample, "\"no-overlap\"]", "\"no-alias\"]"));
+  CHECK(e.line == 12);
+  CHECK_THAT(e.what(), Catch::Contains("preconditions.facts: unknown fact 'no-alias'; valid facts: aligned<N>(all pointers)"));
+  CHECK_THAT(e.what(), Catch::Contains("no-overlap"));
+
+  e = load(replaced(kExample, "aligned16(all pointers)", "aligned12(all pointers)"));
+  CHECK_THAT(e.what(), Catch::Contains("unknown fact 'aligned12(all pointers)'"));
+
+  e = load(replaced(kExample, "schema = 1", "schema = 2"));
+  CHECK(e.line == 1);
+  CHECK_THAT(e.what(), Catch::Contains("schema: expected 1"));
+
+  e = load(replaced(kExample, "kind = \"hand-written\"", "kind = \"handwritten\""));
+  CHECK(e.line == 23);
+  CHECK_THAT(e.what(), Catch::Contains("expected \"hand-written\" or \"mined\""));
+
+  e = load(replaced(kExample, "speedup = 1.26", "speedup = \"fast\""));
+  CHECK(e.line == 18);
+  CHECK_THAT(e.what(), Catch::Contains("effect.measured.speedup: expected a positive number, found a string"));
+
+  e = load(replaced(kExample, "[params]", "[parameters]"));
+  CHECK(e.line == 5);
+  CHECK_THAT(e.what(), Catch::Contains("unknown key 'parameters' in the skill file; expected one of: anchor, effect"));
+
+  e = load(replaced(kExample, "[effect]\nexpected = \"memory-bound elementwise kernels: fewer, wider memory transactions\"\n",
+                    "[effect]\n"));
+  CHECK(e.line == 13);
+  CHECK_THAT(e.what(), Catch::Contains("missing 'effect.expected'"));
+
+  e = load(replaced(kExample, "requires_features = [\"grid_stride_loop\"]", "requires_features = [\"barriers\"]"));
+  CHECK_THAT(e.what(), Catch::Contains("'barriers' is also required"));
+}
+
+TEST_CASE("skills: a skill id defined twice names both files", "[skills]") {
+  TempDir ta, tb;
+  const fs::path &a = ta.path, &b = tb.path;
+  std::string first = writeFile(a, "vec.toml", kExample);
+  std::string second = writeFile(b, "vec-again.toml", kExample);
+  InputError e = inputError([&] { loadSkills({a.string(), b.string()}, kTransforms); });
+  CHECK(e.file == second);
+  CHECK(e.line == 2);
+  CHECK_THAT(e.what(), Catch::Contains(second + ":2:"));
+  CHECK_THAT(e.what(), Catch::Contains("skill id 'vectorize-float4' is already defined in " + first));
+
+  InputError missing = inputError([&] { loadSkills({(a / "nope").string()}, kTransforms); });
+  CHECK_THAT(missing.what(), Catch::Contains("expected a directory of skill files"));
+}
+
+TEST_CASE("skills: preconditions check features and workload facts", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  writeFile(dir, "vec.toml", kExample);
+  Skill vec = loadSkills({dir.string()}, kTransforms).at(0);
+  KernelInfo k = gridStrideKernel();
+  std::string why;
+
+  WorkloadFacts aligned = factsWithOffsets(0, 4);  // 4 floats = 16 bytes
+  CHECK(preconditionsHold(vec, k, &aligned, &why));
+
+  WorkloadFacts off1 = factsWithOffsets(0, 1);  // y + 1: 4-byte aligned
+  CHECK_FALSE(factHolds("aligned16(all pointers)", k, off1, nullptr));
+  CHECK(factHolds("aligned4(all pointers)", k, off1, nullptr));
+  CHECK_FALSE(preconditionsHold(vec, k, &off1, &why));
+  CHECK_THAT(why, Catch::Contains("pointer 'y' is only 4-byte aligned"));
+
+  CHECK_FALSE(preconditionsHold(vec, k, nullptr, &why));
+  CHECK_THAT(why, Catch::Contains("aligned16(all pointers): not proven"));
+
+  KernelInfo with_barrier = k;
+  with_barrier.features.barriers = true;
+  CHECK_FALSE(preconditionsHold(vec, with_barrier, &aligned, &why));
+  CHECK_THAT(why, Catch::Contains("forbidden feature 'barriers'"));
+
+  KernelInfo flat = k;
+  flat.features.grid_stride_loop = false;
+  CHECK_FALSE(preconditionsHold(vec, flat, &aligned, &why));
+  CHECK_THAT(why, Catch::Contains("lacks required feature 'grid_stride_loop'"));
+}
+
+TEST_CASE("skills: derived features and the uniform-block-size fact", "[skills]") {
+  KernelInfo k = gridStrideKernel();
+  CHECK(kernelHasFeature(k, "pointer_params"));
+  CHECK_FALSE(kernelHasFeature(k, "all_pointers_restrict"));
+  for (auto& p : k.params) p.is_restrict = true;
+  CHECK(kernelHasFeature(k, "all_pointers_restrict"));
+  CHECK(kernelHasFeature(k, "thread_index"));
+  CHECK_FALSE(kernelHasFeature(k, "bounds_guard"));
+  CHECK_FALSE(kernelHasFeature(k, "launch_bounds"));
+
+  WorkloadFacts f = factsWithOffsets(0, 0);  // block 256
+  std::string why;
+  CHECK_FALSE(factHolds("uniform-block-size", k, f, &why));
+  CHECK_THAT(why, Catch::Contains("no launch site"));
+
+  LaunchSite a, b;
+  a.file = b.file = "/src/app.cu";
+  a.line = 10;
+  b.line = 20;
+  a.block = b.block = "256";
+  a.block_value = b.block_value = 256;
+  k.launches = {a, b};
+  CHECK(factHolds("uniform-block-size", k, f, &why));
+
+  k.launches[1].block_value = 128;
+  k.launches[1].block = "128";
+  CHECK_FALSE(factHolds("uniform-block-size", k, f, &why));
+  CHECK_THAT(why, Catch::Contains("/src/app.cu:20 is 128, the workload's is 256"));
+
+  k.launches[1].block_value.reset();
+  k.launches[1].block = "threads";
+  CHECK_FALSE(factHolds("uniform-block-size", k, f, &why));
+  CHECK_THAT(why, Catch::Contains("(threads) is not a compile-time constant"));
+}
