@@ -1,0 +1,566 @@
+# Distributed under the terms of the KLineage license.
+#[=======================================================================[.rst:
+KLineage
+--------
+
+Optimize the CUDA kernels of a target as part of its build: KLineage extracts the
+kernels with Clang, rewrites them with optimization *skills*, gates every variant on
+a GPU against the original (same results within tolerance, faster), and keeps the
+fastest passing version of each kernel in the build tree. The target then compiles
+that version; the source tree is never modified.
+
+This module is loaded by ``find_package(KLineage)`` (install tree) or by
+``add_subdirectory(<klineage source dir>)``; in both cases ``klineage_optimize()``
+is defined right away (``include(KLineage)`` is accepted too and does nothing more).
+
+Commands
+^^^^^^^^
+
+.. command:: klineage_optimize
+
+  .. code-block:: cmake
+
+    klineage_optimize(<target>
+                      [WORKLOAD <file>]
+                      [SKILLS <dir>...]
+                      [BUDGET <n>]
+                      [TIMEOUT <seconds>]
+                      [REQUIRE_GPU]
+                      [RUN <target-or-command> [ARGS <arg>...]])
+
+  Call it after the target's sources are known (after ``add_library()`` /
+  ``add_executable()`` and any ``target_sources()``). It
+
+  * makes every CUDA source ``S`` of ``<target>`` (``.cu`` files, or any source with
+    the ``LANGUAGE`` property ``CUDA``) compile from a *materialized* copy
+    ``${CMAKE_BINARY_DIR}/klineage/<target>/src/<path of S relative to
+    CMAKE_CURRENT_SOURCE_DIR>`` (files outside that directory go under
+    ``src/_external/<hash of their directory>/``). The copy is written by
+    ``klineage materialize`` from the original and the current selection
+    (``selection.json``); until ``optimize`` has run it equals the original.
+    The copy is given ``-I<directory of S>`` so that its quoted includes still
+    resolve, and inherits ``S``'s ``LANGUAGE``, ``COMPILE_DEFINITIONS``,
+    ``COMPILE_OPTIONS``, ``COMPILE_FLAGS``, ``INCLUDE_DIRECTORIES`` and
+    ``OBJECT_DEPENDS`` source properties;
+  * turns on the ``EXPORT_COMPILE_COMMANDS`` property of ``<target>`` (KLineage reads
+    ``${CMAKE_BINARY_DIR}/compile_commands.json``; Makefile and Ninja generators);
+  * writes ``${CMAKE_BINARY_DIR}/klineage/<target>/config.json`` at generate time;
+  * adds the targets ``optimize-<target>`` (runs ``klineage optimize``) and
+    ``optimize`` (all of them). They are not part of ``all``: run
+    ``cmake --build <dir> --target optimize`` (``ninja optimize``), then build as usual.
+
+  ``WORKLOAD <file>``
+    Launch geometry, argument values and tolerances of each kernel (TOML, see
+    ``docs/workload.md``). Relative to ``CMAKE_CURRENT_SOURCE_DIR``; must exist.
+    Kernels without a workload entry are kept as they are.
+
+  ``SKILLS <dir>...``
+    Skill directories to use instead of the skills that come with KLineage
+    (``KLINEAGE_SKILLS_DIR``). Relative to ``CMAKE_CURRENT_SOURCE_DIR``; must exist.
+
+  ``BUDGET <n>``
+    At most ``<n>`` variants are gated per kernel (positive integer, default 16).
+
+  ``TIMEOUT <seconds>``
+    Time limit of one gated run (positive number, default 10).
+
+  ``REQUIRE_GPU``
+    Fail ``optimize-<target>`` when no CUDA device is available, instead of keeping
+    the original kernels with a warning. ``KLINEAGE_REQUIRE_GPU=ON`` does this for
+    every target.
+
+  ``RUN <target-or-command> [ARGS <arg>...]``
+    Capture the kernels' launch arguments from a run of a program (later: recorded
+    in ``config.json`` for the tools; the workload file is what is used today).
+    A target name stands for its output file, and ``optimize-<target>`` then builds
+    it first. ``ARGS`` takes every remaining argument that is not one of this
+    command's keywords.
+
+Cache variables
+^^^^^^^^^^^^^^^
+
+``KLINEAGE_REQUIRE_GPU``
+  ``OFF`` by default. ``ON`` makes a missing GPU an error for every
+  ``klineage_optimize()`` target, as if each had ``REQUIRE_GPU``.
+
+``KLINEAGE_EXECUTABLE``, ``KLINEAGE_RUNNER_EXECUTABLE``, ``KLINEAGE_SKILLS_DIR``
+  The ``klineage`` and ``klineage-runner`` programs and the default skill directory.
+  Set by the package configuration file; when KLineage is part of the build
+  (``add_subdirectory``) its targets are used instead. A value given by the user
+  (``-DKLINEAGE_EXECUTABLE=...``) always wins, so any program implementing the
+  command line contract (``optimize --config <file>``,
+  ``materialize --config <file> --source <file>``) can stand in for ``klineage``.
+
+Build tree
+^^^^^^^^^^
+
+``${CMAKE_BINARY_DIR}/klineage/<target>/`` holds ``config.json`` (written here),
+``selection.json`` (a placeholder with no kernels until ``optimize`` has run) and
+``src/`` (the materialized sources); ``klineage optimize`` adds ``manifest.json``,
+``variants/``, ``gate/``, ``report.json`` and ``selected/``.
+#]=======================================================================]
+
+include_guard(GLOBAL)
+if(CMAKE_VERSION VERSION_LESS 3.21)   # cmake_path, CMAKE_CURRENT_FUNCTION_LIST_DIR, DEFER
+  message(FATAL_ERROR "KLineage needs CMake 3.21 or later (this is ${CMAKE_VERSION})")
+endif()
+cmake_policy(VERSION 3.21...3.28)     # include() scopes this; the functions below keep it
+
+option(KLINEAGE_REQUIRE_GPU
+  "Make a missing CUDA device an error in klineage_optimize() targets (default: keep the original kernels)"
+  OFF)
+
+# The package configuration file sets these before including this module; keep them globally so
+# that klineage_optimize() also finds them in directories where the variables are not visible.
+foreach(_klineage_v IN ITEMS EXECUTABLE RUNNER_EXECUTABLE SKILLS_DIR)
+  if(KLINEAGE_${_klineage_v})
+    set_property(GLOBAL PROPERTY _KLINEAGE_PACKAGE_${_klineage_v} "${KLINEAGE_${_klineage_v}}")
+  endif()
+endforeach()
+unset(_klineage_v)
+
+# --- JSON text helpers ----------------------------------------------------------------------------
+
+function(_klineage_json_string out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
+# _klineage_json_string_array(<out> <indent> [<item>...]): a JSON array of strings, one per line.
+function(_klineage_json_string_array out indent)
+  if(ARGC LESS 3)
+    set(${out} "[]" PARENT_SCOPE)
+    return()
+  endif()
+  set(items "")
+  foreach(i RANGE 2 ${ARGC})
+    if(i EQUAL ARGC)
+      break()
+    endif()
+    _klineage_json_string(q "${ARGV${i}}")
+    list(APPEND items "${indent}  ${q}")
+  endforeach()
+  list(JOIN items ",\n" body)
+  set(${out} "[\n${body}\n${indent}]" PARENT_SCOPE)
+endfunction()
+
+# --- tools ----------------------------------------------------------------------------------------
+
+# Sets _klineage_exe, _klineage_runner (may be empty), _klineage_exe_target (klineage when it is a
+# target of this build) and _klineage_tool_targets (the tool targets of this build) in the caller.
+# Precedence: a value set by the user or the package file, then the targets of an add_subdirectory()
+# build of KLineage, then a search of PATH.
+macro(_klineage_find_tools)
+  set(_klineage_tool_targets "")
+  set(_klineage_exe_target "")
+  get_property(_klineage_pkg_exe GLOBAL PROPERTY _KLINEAGE_PACKAGE_EXECUTABLE)
+  get_property(_klineage_pkg_runner GLOBAL PROPERTY _KLINEAGE_PACKAGE_RUNNER_EXECUTABLE)
+  if(KLINEAGE_EXECUTABLE)
+    set(_klineage_exe "${KLINEAGE_EXECUTABLE}")
+  elseif(_klineage_pkg_exe)
+    set(_klineage_exe "${_klineage_pkg_exe}")
+  elseif(TARGET klineage)
+    set(_klineage_exe "$<TARGET_FILE:klineage>")
+    set(_klineage_exe_target klineage)
+    list(APPEND _klineage_tool_targets klineage)
+  else()
+    find_program(KLINEAGE_EXECUTABLE klineage DOC "The klineage command line tool")
+    if(NOT KLINEAGE_EXECUTABLE)
+      message(FATAL_ERROR
+        "klineage_optimize: cannot find the 'klineage' program. Install KLineage and use "
+        "find_package(KLineage), add its source tree with add_subdirectory(), or set "
+        "KLINEAGE_EXECUTABLE.")
+    endif()
+    set(_klineage_exe "${KLINEAGE_EXECUTABLE}")
+  endif()
+
+  if(KLINEAGE_RUNNER_EXECUTABLE)
+    set(_klineage_runner "${KLINEAGE_RUNNER_EXECUTABLE}")
+  elseif(_klineage_pkg_runner)
+    set(_klineage_runner "${_klineage_pkg_runner}")
+  elseif(TARGET klineage-runner)
+    set(_klineage_runner "$<TARGET_FILE:klineage-runner>")
+    list(APPEND _klineage_tool_targets klineage-runner)
+  else()
+    set(_klineage_runner "")
+    if(NOT _klineage_exe MATCHES "^\\$<")
+      get_filename_component(_klineage_exe_dir "${_klineage_exe}" DIRECTORY)
+      if(_klineage_exe_dir AND EXISTS "${_klineage_exe_dir}/klineage-runner")
+        set(_klineage_runner "${_klineage_exe_dir}/klineage-runner")
+      endif()
+    endif()
+    if(NOT _klineage_runner)
+      find_program(KLINEAGE_RUNNER_EXECUTABLE klineage-runner
+        DOC "The klineage-runner program (loads and times kernels on the GPU)")
+      if(KLINEAGE_RUNNER_EXECUTABLE)
+        set(_klineage_runner "${KLINEAGE_RUNNER_EXECUTABLE}")
+      endif()
+    endif()
+  endif()
+endmacro()
+
+# Default skill directories: the user's or the package's KLINEAGE_SKILLS_DIR, else the skills/ next
+# to this module in a source tree.
+function(_klineage_default_skills out)
+  get_property(pkg GLOBAL PROPERTY _KLINEAGE_PACKAGE_SKILLS_DIR)
+  if(KLINEAGE_SKILLS_DIR)
+    set(dirs "${KLINEAGE_SKILLS_DIR}")
+  elseif(pkg)
+    set(dirs "${pkg}")
+  elseif(IS_DIRECTORY "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../skills")
+    get_filename_component(dirs "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../skills" ABSOLUTE)
+  else()
+    set(dirs "")
+  endif()
+  set(${out} "${dirs}" PARENT_SCOPE)
+endfunction()
+
+# --- sources --------------------------------------------------------------------------------------
+
+# Where the materialized copy of <abs> goes, relative to <out_dir>/src.
+function(_klineage_materialized_relpath out abs)
+  cmake_path(IS_PREFIX CMAKE_CURRENT_SOURCE_DIR "${abs}" NORMALIZE inside)
+  if(inside)
+    file(RELATIVE_PATH rel "${CMAKE_CURRENT_SOURCE_DIR}" "${abs}")
+  else()
+    get_filename_component(dir "${abs}" DIRECTORY)
+    get_filename_component(name "${abs}" NAME)
+    string(SHA1 hash "${dir}")
+    string(SUBSTRING "${hash}" 0 12 hash)
+    set(rel "_external/${hash}/${name}")
+  endif()
+  set(${out} "${rel}" PARENT_SCOPE)
+endfunction()
+
+# --- klineage_optimize ----------------------------------------------------------------------------
+
+function(klineage_optimize target)
+  set(options REQUIRE_GPU)
+  set(one WORKLOAD BUDGET TIMEOUT)
+  set(multi SKILLS RUN ARGS)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
+  set(fn "klineage_optimize(${target})")
+
+  if(arg_UNPARSED_ARGUMENTS)
+    list(JOIN arg_UNPARSED_ARGUMENTS " " unknown)
+    message(FATAL_ERROR
+      "${fn}: unknown arguments: ${unknown}\n"
+      "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] "
+      "[TIMEOUT <seconds>] [REQUIRE_GPU] [RUN <target-or-command> [ARGS <arg>...]])")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    list(JOIN arg_KEYWORDS_MISSING_VALUES ", " missing)
+    message(FATAL_ERROR "${fn}: no value given for ${missing}")
+  endif()
+
+  # The target.
+  if(NOT TARGET "${target}")
+    message(FATAL_ERROR
+      "${fn}: no target named '${target}' (call klineage_optimize() after add_library() or "
+      "add_executable())")
+  endif()
+  get_target_property(aliased "${target}" ALIASED_TARGET)
+  if(aliased)
+    set(target "${aliased}")
+  endif()
+  get_target_property(imported "${target}" IMPORTED)
+  get_target_property(type "${target}" TYPE)
+  if(imported)
+    message(FATAL_ERROR "${fn}: '${target}' is an imported target; KLineage optimizes targets built here")
+  endif()
+  if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+    message(FATAL_ERROR "${fn}: '${target}' is a ${type} target and has no CUDA sources to optimize")
+  endif()
+  get_property(done GLOBAL PROPERTY _KLINEAGE_TARGET_${target})
+  if(done)
+    message(FATAL_ERROR "${fn}: klineage_optimize() was already called for '${target}'")
+  endif()
+
+  # Its CUDA sources.
+  get_target_property(target_src_dir "${target}" SOURCE_DIR)
+  get_target_property(sources "${target}" SOURCES)
+  if(NOT sources)
+    set(sources "")
+  endif()
+  set(cuda_sources "")        # absolute paths, in target order
+  set(generated_prereqs "")   # generated sources the extractor may need
+  foreach(s IN LISTS sources)
+    if(s MATCHES "\\$<")
+      if(s MATCHES "\\.cu([>,;]|$)")
+        message(WARNING "${fn}: source '${s}' is a generator expression; it is compiled as is, not optimized")
+      endif()
+      continue()
+    endif()
+    cmake_path(ABSOLUTE_PATH s BASE_DIRECTORY "${target_src_dir}" NORMALIZE OUTPUT_VARIABLE abs)
+    get_source_file_property(lang "${abs}" TARGET_DIRECTORY "${target}" LANGUAGE)
+    get_source_file_property(header_only "${abs}" TARGET_DIRECTORY "${target}" HEADER_FILE_ONLY)
+    get_source_file_property(generated "${abs}" TARGET_DIRECTORY "${target}" GENERATED)
+    if(generated)
+      list(APPEND generated_prereqs "${abs}")
+    endif()
+    if(header_only)
+      continue()
+    endif()
+    if(lang STREQUAL "CUDA" OR (NOT lang AND abs MATCHES "\\.cu$"))
+      list(APPEND cuda_sources "${abs}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES cuda_sources)
+  if(NOT cuda_sources)
+    message(FATAL_ERROR
+      "${fn}: target '${target}' has no CUDA sources (.cu files or sources with LANGUAGE CUDA)")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST languages)
+    message(FATAL_ERROR
+      "${fn}: the CUDA language is not enabled; use project(... LANGUAGES CXX CUDA) or "
+      "enable_language(CUDA)")
+  endif()
+
+  # Options.
+  set(workload "")
+  if(DEFINED arg_WORKLOAD)
+    cmake_path(ABSOLUTE_PATH arg_WORKLOAD BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE
+               OUTPUT_VARIABLE workload)
+    if(NOT EXISTS "${workload}" OR IS_DIRECTORY "${workload}")
+      message(FATAL_ERROR "${fn}: WORKLOAD file '${workload}' does not exist")
+    endif()
+  endif()
+
+  set(skills "")
+  if(DEFINED arg_SKILLS)
+    foreach(d IN LISTS arg_SKILLS)
+      cmake_path(ABSOLUTE_PATH d BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE d)
+      if(NOT IS_DIRECTORY "${d}")
+        message(FATAL_ERROR "${fn}: SKILLS directory '${d}' does not exist")
+      endif()
+      list(APPEND skills "${d}")
+    endforeach()
+  else()
+    _klineage_default_skills(skills)
+  endif()
+
+  set(budget 16)
+  if(DEFINED arg_BUDGET)
+    if(NOT arg_BUDGET MATCHES "^[0-9]+$" OR arg_BUDGET EQUAL 0)
+      message(FATAL_ERROR "${fn}: BUDGET must be a positive integer, got '${arg_BUDGET}'")
+    endif()
+    math(EXPR budget "${arg_BUDGET}")
+  endif()
+
+  set(timeout 10)
+  if(DEFINED arg_TIMEOUT)
+    if(NOT arg_TIMEOUT MATCHES "^([0-9]+|[0-9]*\\.[0-9]+)$" OR NOT arg_TIMEOUT MATCHES "[1-9]")
+      message(FATAL_ERROR "${fn}: TIMEOUT must be a positive number of seconds, got '${arg_TIMEOUT}'")
+    endif()
+    set(timeout "${arg_TIMEOUT}")
+    if(timeout MATCHES "^\\.")
+      set(timeout "0${timeout}")
+    endif()
+  endif()
+
+  if(arg_REQUIRE_GPU OR KLINEAGE_REQUIRE_GPU)
+    set(require_gpu true)
+  else()
+    set(require_gpu false)
+  endif()
+
+  if(DEFINED arg_ARGS AND NOT DEFINED arg_RUN)
+    message(FATAL_ERROR "${fn}: ARGS given without RUN")
+  endif()
+
+  _klineage_find_tools()
+
+  # Build tree layout.
+  set(out_dir "${CMAKE_BINARY_DIR}/klineage/${target}")
+  set(config "${out_dir}/config.json")
+  set(selection "${out_dir}/selection.json")
+  file(MAKE_DIRECTORY "${out_dir}/src")
+  if(NOT EXISTS "${selection}")
+    file(WRITE "${selection}" "{\"format\": \"klineage-selection-1\", \"kernels\": []}\n")
+  endif()
+
+  # Source swap: S -> <out_dir>/src/<rel>, written by `klineage materialize`.
+  set(materialized_sources "")
+  set(new_sources "")
+  foreach(s IN LISTS sources)
+    set(replacement "${s}")
+    if(NOT s MATCHES "\\$<")
+      cmake_path(ABSOLUTE_PATH s BASE_DIRECTORY "${target_src_dir}" NORMALIZE OUTPUT_VARIABLE abs)
+      if(abs IN_LIST cuda_sources)
+        _klineage_materialized_relpath(rel "${abs}")
+        set(replacement "${out_dir}/src/${rel}")
+      endif()
+    endif()
+    list(APPEND new_sources "${replacement}")
+  endforeach()
+
+  foreach(abs IN LISTS cuda_sources)
+    _klineage_materialized_relpath(rel "${abs}")
+    set(mat "${out_dir}/src/${rel}")
+    list(APPEND materialized_sources "${mat}")
+    add_custom_command(OUTPUT "${mat}"
+      COMMAND ${_klineage_exe} materialize --config "${config}" --source "${abs}"
+      DEPENDS ${cuda_sources} "${selection}" "${config}" ${_klineage_exe_target}
+      COMMENT "KLineage: materializing ${rel} for ${target}"
+      VERBATIM)
+
+    # The copy compiles like S, as CUDA, with S's directory on the include path.
+    get_filename_component(src_dir "${abs}" DIRECTORY)
+    get_source_file_property(incs "${abs}" TARGET_DIRECTORY "${target}" INCLUDE_DIRECTORIES)
+    if(NOT incs)
+      set(incs "")
+    endif()
+    list(PREPEND incs "${src_dir}")
+    set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY INCLUDE_DIRECTORIES "${incs}")
+    set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY LANGUAGE CUDA)
+    set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY GENERATED ON)
+    foreach(p IN ITEMS COMPILE_DEFINITIONS COMPILE_OPTIONS COMPILE_FLAGS OBJECT_DEPENDS
+                       SKIP_PRECOMPILE_HEADERS SKIP_UNITY_BUILD_INCLUSION)
+      get_source_file_property(v "${abs}" TARGET_DIRECTORY "${target}" ${p})
+      if(v)
+        set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY ${p} "${v}")
+      endif()
+    endforeach()
+  endforeach()
+
+  set_property(TARGET "${target}" PROPERTY SOURCES "${new_sources}")
+  set_property(TARGET "${target}" PROPERTY EXPORT_COMPILE_COMMANDS ON)
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+    message(WARNING "${fn}: the ${CMAKE_GENERATOR} generator writes no compile_commands.json, which "
+                    "`klineage optimize` reads; use Ninja or a Makefile generator")
+  endif()
+
+  # Called from another directory than the target's: the custom commands above belong to this
+  # directory, so a target here must drive them.
+  cmake_path(COMPARE "${target_src_dir}" EQUAL "${CMAKE_CURRENT_SOURCE_DIR}" same_dir)
+  if(NOT same_dir)
+    add_custom_target(klineage-materialize-${target} DEPENDS ${materialized_sources})
+    add_dependencies("${target}" klineage-materialize-${target})
+  endif()
+
+  # optimize-<target> and optimize.
+  add_custom_target(optimize-${target}
+    COMMAND ${_klineage_exe} optimize --config "${config}"
+    DEPENDS ${generated_prereqs}
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "KLineage: optimizing the CUDA kernels of ${target}"
+    USES_TERMINAL
+    VERBATIM)
+  if(_klineage_tool_targets)
+    add_dependencies(optimize-${target} ${_klineage_tool_targets})
+  endif()
+  get_target_property(manual_deps "${target}" MANUALLY_ADDED_DEPENDENCIES)
+  if(manual_deps)
+    add_dependencies(optimize-${target} ${manual_deps})
+  endif()
+  get_property(have_optimize GLOBAL PROPERTY _KLINEAGE_OPTIMIZE_TARGET)
+  if(NOT have_optimize)
+    if(TARGET optimize)
+      message(WARNING "${fn}: a target named 'optimize' already exists; use optimize-${target}")
+    else()
+      add_custom_target(optimize COMMENT "KLineage: optimized every klineage_optimize() target")
+      set_property(GLOBAL PROPERTY _KLINEAGE_OPTIMIZE_TARGET ON)
+      set(have_optimize ON)
+    endif()
+  endif()
+  if(have_optimize)
+    add_dependencies(optimize optimize-${target})
+  endif()
+
+  # config.json is written once every directory is processed (RUN may name a target defined later,
+  # and CUDA_ARCHITECTURES may still change).
+  _klineage_json_string(j_target "${target}")
+  _klineage_json_string(j_source_dir "${CMAKE_CURRENT_SOURCE_DIR}")
+  _klineage_json_string(j_build_dir "${CMAKE_BINARY_DIR}")
+  _klineage_json_string(j_out_dir "${out_dir}")
+  _klineage_json_string(j_compile_commands "${CMAKE_BINARY_DIR}/compile_commands.json")
+  set(entries "")
+  foreach(abs mat IN ZIP_LISTS cuda_sources materialized_sources)
+    _klineage_json_string(o "${abs}")
+    _klineage_json_string(m "${mat}")
+    list(APPEND entries "    {\n      \"original\": ${o},\n      \"materialized\": ${m}\n    }")
+  endforeach()
+  list(JOIN entries ",\n" entries)
+  set(j_workload null)
+  if(workload)
+    _klineage_json_string(j_workload "${workload}")
+  endif()
+  _klineage_json_string_array(j_skills "  " ${skills})
+  set(j_runner null)
+  if(_klineage_runner)
+    _klineage_json_string(j_runner "${_klineage_runner}")
+  endif()
+  _klineage_json_string(j_nvcc "${CMAKE_CUDA_COMPILER}")
+
+  string(CONCAT head
+    "{\n"
+    "  \"format\": \"klineage-config-1\",\n"
+    "  \"target\": ${j_target},\n"
+    "  \"source_dir\": ${j_source_dir},\n"
+    "  \"build_dir\": ${j_build_dir},\n"
+    "  \"out_dir\": ${j_out_dir},\n"
+    "  \"compile_commands\": ${j_compile_commands},\n"
+    "  \"sources\": [\n${entries}\n  ],\n"
+    "  \"workload\": ${j_workload},\n"
+    "  \"skills\": ${j_skills},\n"
+    "  \"budget\": ${budget},\n"
+    "  \"timeout_s\": ${timeout},\n"
+    "  \"require_gpu\": ${require_gpu},\n"
+    "  \"runner\": ${j_runner},\n"
+    "  \"nvcc\": ${j_nvcc},\n")
+  set_property(GLOBAL PROPERTY _KLINEAGE_TARGET_${target} ON)
+  set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_HEAD_${target} "${head}")
+  set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_PATH_${target} "${config}")
+  set_property(GLOBAL PROPERTY _KLINEAGE_RUN_${target} "${arg_RUN}")
+  set_property(GLOBAL PROPERTY _KLINEAGE_ARGS_${target} "${arg_ARGS}")
+  cmake_language(EVAL CODE
+    "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==] CALL _klineage_write_config [==[${target}]==])")
+endfunction()
+
+# Deferred to the end of the top-level directory: finishes and writes <out_dir>/config.json.
+function(_klineage_write_config target)
+  get_property(head GLOBAL PROPERTY _KLINEAGE_CONFIG_HEAD_${target})
+  get_property(config GLOBAL PROPERTY _KLINEAGE_CONFIG_PATH_${target})
+  get_property(run GLOBAL PROPERTY _KLINEAGE_RUN_${target})
+  get_property(run_args GLOBAL PROPERTY _KLINEAGE_ARGS_${target})
+
+  get_target_property(archs "${target}" CUDA_ARCHITECTURES)
+  if(NOT archs AND NOT archs STREQUAL "OFF")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  endif()
+  _klineage_json_string_array(j_archs "  " ${archs})
+
+  set(j_run null)
+  if(run)
+    list(GET run 0 program)
+    if(TARGET "${program}")
+      get_target_property(program_type "${program}" TYPE)
+      if(program_type STREQUAL "EXECUTABLE")
+        list(POP_FRONT run)
+        list(PREPEND run "$<TARGET_FILE:${program}>")
+        add_dependencies(optimize-${target} "${program}")
+      endif()
+    endif()
+    _klineage_json_string_array(j_command "    " ${run})
+    _klineage_json_string_array(j_args "    " ${run_args})
+    set(j_run "{\n    \"command\": ${j_command},\n    \"args\": ${j_args}\n  }")
+  endif()
+
+  string(CONCAT content "${head}"
+    "  \"cuda_architectures\": ${j_archs},\n"
+    "  \"run\": ${j_run}\n"
+    "}\n")
+  # Multi-config generators: one config.json, naming the first configuration's tools.
+  get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi AND CMAKE_CONFIGURATION_TYPES)
+    list(GET CMAKE_CONFIGURATION_TYPES 0 first)
+    file(GENERATE OUTPUT "${config}" CONTENT "${content}" CONDITION "$<CONFIG:${first}>")
+  else()
+    file(GENERATE OUTPUT "${config}" CONTENT "${content}")
+  endif()
+endfunction()

@@ -157,7 +157,10 @@ std::string mangledName(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
   if (!mc->shouldMangleDeclName(fd)) return fd->getNameAsString();
   std::string out;
   llvm::raw_string_ostream os(out);
-  mc->mangleName(clang::GlobalDecl(fd), os);
+  // the device-side kernel, not the host launch stub clang also names
+  mc->mangleName(fd->hasAttr<clang::CUDAGlobalAttr>() ? clang::GlobalDecl(fd, clang::KernelReferenceKind::Kernel)
+                                                    : clang::GlobalDecl(fd),
+                 os);
   return os.str();
 }
 

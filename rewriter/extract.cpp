@@ -33,6 +33,13 @@ void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, P
       p.read = p.written = true;
       return;
     }
+    if (access) {
+      if (auto* ice = llvm::dyn_cast<clang::ImplicitCastExpr>(parent);
+          ice && ice->getCastKind() == clang::CK_LValueToRValue) {
+        p.read = true;  // the access is loaded
+        return;
+      }
+    }
     if (llvm::isa<clang::ParenExpr>(parent) || llvm::isa<clang::ImplicitCastExpr>(parent)) {
       cur = parent;
       continue;

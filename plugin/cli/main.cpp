@@ -81,11 +81,9 @@ int cmdMaterialize(const std::string& config_path, const std::string& source) {
     }
   }
   std::string out = sp->materialized;
-  if (fs::exists(out) && readFile(out) == text) {
-    // unchanged content: keep the timestamp moving so ninja sees the output as fresh
-    fs::last_write_time(out, fs::file_time_type::clock::now());
-    return kExitOk;
-  }
+  // Unchanged content: leave the file (and its timestamp) alone so nothing recompiles; ninja's
+  // restat on custom commands keeps the step from running again.
+  if (fs::exists(out) && readFile(out) == text) return kExitOk;
   atomicWrite(out, text);
   return kExitOk;
 }

@@ -439,7 +439,9 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
   for (const auto& r : reports) rep["variants"].push_back(r);
   rep["selected"] = nlohmann::json::object();
   for (const auto& [name, r] : best) rep["selected"][name] = {{"variant", r->variant.id}, {"speedup", r->speedup}, {"skills", r->variant.skills}};
-  atomicWrite(out / "report.json", rep.dump(2) + "\n");
+  // `klineage gate` reports beside the optimize report, never over it.
+  const fs::path report_path = out / (opt.write_selection ? "report.json" : "gate-report.json");
+  atomicWrite(report_path, rep.dump(2) + "\n");
   if (opt.write_selection) {
     atomicWrite(out / "selection.json", nlohmann::json(sel).dump(2) + "\n");
     // previous generations of selected sources are no longer referenced
@@ -465,7 +467,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     say("klineage: selected " + name + ": " + (chain.empty() ? r->variant.id : chain) + " (" + buf + ")");
   }
   if (gpu && best.empty()) say("klineage: no variant beat the original beyond noise; the original kernels are kept");
-  say("klineage: report: " + (out / "report.json").string());
+  say("klineage: report: " + report_path.string());
   if (!gpu && require_gpu) {
     std::cerr << "klineage: error: no CUDA device and KLINEAGE_REQUIRE_GPU is ON" << std::endl;
     return kExitFailure;

@@ -60,8 +60,12 @@ Config loadConfig(const std::string& path) {
     c.nvcc = str("nvcc", false);
     if (c.nvcc.empty()) c.nvcc = "nvcc";
     if (j.contains("cuda_architectures") && !j["cuda_architectures"].is_null())
-      c.cuda_architectures = j["cuda_architectures"].is_string() ? j["cuda_architectures"].get<std::string>()
-                                                                  : j["cuda_architectures"].dump();
+    {
+      const auto& a = j["cuda_architectures"];
+      if (a.is_string()) c.cuda_architectures = a.get<std::string>();
+      else if (a.is_array())
+        for (const auto& x : a) c.cuda_architectures += (c.cuda_architectures.empty() ? "" : ";") + (x.is_string() ? x.get<std::string>() : x.dump());
+    }
     if (j.contains("run") && j["run"].is_object()) {
       for (const auto& x : j["run"].value("command", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());
       for (const auto& x : j["run"].value("args", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());

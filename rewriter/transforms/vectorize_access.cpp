@@ -1,0 +1,521 @@
+// vectorize-access: a grid-stride loop over p[i] elements  ->  the same loop over float4/int4/uint4
+// vectors (4 elements per thread and iteration), behind a runtime alignment check:
+//   if (((reinterpret_cast<unsigned long long>(x) | ...) & 15) == 0) {
+//     for (T kl_v = <index>; kl_v < n / 4; kl_v += <stride>) {
+//       float4 kl_x = reinterpret_cast<const float4*>(x)[kl_v];   // every array the body reads
+//       float4 kl_y;                                              // write-only arrays
+//       { body, p[i] -> kl_p.x } { ... .y } { ... .z } { ... .w }  // each lane in its own scope
+//       reinterpret_cast<float4*>(y)[kl_v] = kl_y;                // every array the body writes
+//     }
+//     for (T i = (n / 4) * 4 + <index>; i < n; i += <stride>) <body>   // the n % 4 tail
+//   } else {
+//     <the original loop, unchanged>
+//   }
+// A bound that is not a plain name is hoisted first: `const <type> kl_n = <bound>;`.
+// Why it can pay: one 16-byte load/store instead of four 4-byte ones (fewer memory
+// instructions, full sectors per request), and a 4x smaller grid (GeometryChange
+// grid_x_divisor = 4: the gate and the launch-site rewriter shrink grid.x; every loop here is a
+// grid-stride loop, so any grid stays correct).
+// When it is sound: the loop is `for (T i = <global index>; i < n; i += <grid stride>)` and its
+// body touches memory only as p[i] (p a kernel pointer parameter to float, int or unsigned int,
+// the index exactly the loop variable), uses i nowhere else, calls only pure math functions, has
+// no barriers/atomics/shuffles/__shared__/nested loops/return/break/continue, and assigns no
+// variable declared outside it. Element i is then owned by one thread, so reordering the
+// elements a thread handles is invisible. It also relies on the accessed arrays not overlapping
+// one another (the no-overlap capture fact the skill requires, as for restrict-pointers). An
+// array written only on some paths is loaded too, so the unwritten lanes are stored back as read.
+// Parameter "width" (default 4; only 4 is supported).
+// Inverse: recognizes exactly the shape above (alignment check, kl_v loop, else branch holding
+// the scalar loop, optional kl_n) and puts the else-branch loop back, so inverse(forward(x)) == x.
+// GeometryChange grid_x_divisor 1: the inverse needs the original grid again (x4), which the
+// caller restores.
+#include <algorithm>
+#include <set>
+
+#include <clang/AST/Attr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Lex/Lexer.h>
+
+#include "rewriter/ast_util.h"
+#include "rewriter/transform.h"
+
+namespace klineage {
+namespace {
+
+struct Src {
+  const clang::ASTContext& ctx;
+  const clang::SourceManager& sm;
+  clang::FileID fid;
+  llvm::StringRef text;
+  explicit Src(const clang::ASTContext& c)
+      : ctx(c), sm(c.getSourceManager()), fid(sm.getMainFileID()), text(sm.getBufferData(fid)) {}
+  bool inFile(clang::SourceLocation l) const { return l.isValid() && l.isFileID() && sm.getFileID(l) == fid; }
+  bool inFile(const clang::Stmt* s) const { return inFile(s->getBeginLoc()) && inFile(s->getEndLoc()); }
+  unsigned off(clang::SourceLocation l) const { return sm.getFileOffset(l); }
+  unsigned tokEnd(clang::SourceLocation l) const {
+    return off(l) + clang::Lexer::MeasureTokenLength(l, sm, ctx.getLangOpts());
+  }
+  clang::SourceLocation at(unsigned o) const { return sm.getLocForStartOfFile(fid).getLocWithOffset(o); }
+  std::string slice(unsigned a, unsigned b) const { return text.substr(a, b - a).str(); }
+  unsigned stmtEnd(const clang::Stmt* s) const {
+    if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) return off(cs->getRBracLoc()) + 1;
+    unsigned e = tokEnd(s->getEndLoc());
+    if (e > 0 && (text[e - 1] == ';' || text[e - 1] == '}')) return e;
+    unsigned p = e;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
+    return p < text.size() && text[p] == ';' ? p + 1 : e;
+  }
+  std::string indentOf(unsigned o) const {
+    unsigned s = o;
+    while (s > 0 && text[s - 1] != '\n') --s;
+    unsigned p = s;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+    return slice(s, p);
+  }
+};
+
+// Adds `pad` to every non-empty line after the first (the first continues a line already indented).
+std::string indentRest(const std::string& s, const std::string& pad) {
+  std::string out;
+  for (size_t k = 0; k < s.size(); ++k) {
+    out += s[k];
+    if (s[k] == '\n' && k + 1 < s.size() && s[k + 1] != '\n') out += pad;
+  }
+  return out;
+}
+
+// Undoes indentRest: removes `pad` from every line after the first that starts with it.
+std::string dedentRest(const std::string& s, const std::string& pad) {
+  std::string out;
+  for (size_t k = 0; k < s.size(); ++k) {
+    out += s[k];
+    if (s[k] == '\n' && s.compare(k + 1, pad.size(), pad) == 0) k += pad.size();
+  }
+  return out;
+}
+
+// Statement lines re-indented to `indent`, keeping their relative indentation; blank lines at
+// either end dropped.
+std::string reindentBlock(const std::string& s, const std::string& indent) {
+  std::vector<std::string> lines;
+  size_t p = 0;
+  while (p <= s.size()) {
+    size_t q = s.find('\n', p);
+    if (q == std::string::npos) q = s.size();
+    lines.push_back(s.substr(p, q - p));
+    p = q + 1;
+  }
+  auto blank = [](const std::string& l) { return l.find_first_not_of(" \t\r") == std::string::npos; };
+  bool first_on_brace_line = !lines.empty() && !blank(lines.front());
+  while (!lines.empty() && blank(lines.front())) lines.erase(lines.begin());
+  while (!lines.empty() && blank(lines.back())) lines.pop_back();
+  size_t common = std::string::npos;
+  for (size_t k = first_on_brace_line ? 1 : 0; k < lines.size(); ++k)
+    if (!blank(lines[k])) common = std::min(common, lines[k].find_first_not_of(" \t"));
+  if (common == std::string::npos) common = 0;
+  std::string out;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    std::string l = lines[k];
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r')) l.pop_back();
+    if (l.empty()) {
+      out += "\n";
+      continue;
+    }
+    size_t cut = k == 0 && first_on_brace_line ? l.find_first_not_of(" \t") : std::min(common, l.find_first_not_of(" \t"));
+    out += indent + l.substr(cut) + "\n";
+  }
+  return out;
+}
+
+bool refersTo(const clang::Expr* e, const clang::ValueDecl* d) { return e && referencedDecl(e) == d; }
+
+const std::set<std::string>& pureMath() {
+  static const std::set<std::string> names = {
+      "fmaxf", "fminf", "fmax", "fmin", "max", "min", "abs", "fabsf", "fabs", "sqrtf", "sqrt", "rsqrtf", "cbrtf",
+      "expf", "exp", "exp2f", "expm1f", "__expf", "logf", "log", "log2f", "log10f", "log1pf", "__logf", "__log2f",
+      "powf", "__powf", "sinf", "cosf", "tanf", "__sinf", "__cosf", "tanhf", "sinhf", "coshf", "asinf", "acosf",
+      "atanf", "atan2f", "erff", "erfcf", "floorf", "ceilf", "roundf", "rintf", "truncf", "fmaf", "__fmaf_rn",
+      "copysignf", "fmodf", "__fdividef", "__frcp_rn", "__saturatef", "__fadd_rn", "__fmul_rn", "isnan", "isinf",
+      "isfinite", "signbit", "__float2int_rn", "__int2float_rn", "__uint2float_rn", "__float2uint_rn", "llabs",
+      "umin", "umax", "__popc", "__clz", "__brev", "__mul24", "__umul24", "__mulhi", "__umulhi", "__sad", "__usad"};
+  return names;
+}
+
+// Vector type for an element type: float -> float4, int -> int4, unsigned int -> uint4.
+std::string vectorType(const clang::ASTContext& ctx, clang::QualType elem) {
+  clang::QualType t = elem.getUnqualifiedType().getCanonicalType();
+  if (t == ctx.FloatTy) return "float4";
+  if (t == ctx.IntTy) return "int4";
+  if (t == ctx.UnsignedIntTy) return "uint4";
+  return "";
+}
+
+struct Access {
+  const clang::ParmVarDecl* param;
+  unsigned begin, end;  // text range of p[i] in the file
+};
+
+struct ArrayUse {
+  bool read = false, written = false, written_always = false;
+};
+
+// Checks the loop body and collects its p[i] accesses.
+struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
+  const clang::ASTContext& ctx;
+  const Src& src;
+  const clang::VarDecl* index;
+  const clang::CompoundStmt* top;  // the loop body, when it is a compound statement
+  std::set<const clang::ValueDecl*> local;
+  std::set<const clang::ArraySubscriptExpr*> accepted;
+  std::vector<Access> accesses;
+  std::map<const clang::ParmVarDecl*, ArrayUse> arrays;
+  std::string why;
+  BodyScan(const clang::ASTContext& c, const Src& s, const clang::VarDecl* i, const clang::CompoundStmt* t)
+      : ctx(c), src(s), index(i), top(t) {}
+  bool fail(const std::string& w) {
+    if (why.empty()) why = w;
+    return false;
+  }
+  bool VisitForStmt(clang::ForStmt*) { return fail("the loop body has a nested loop"); }
+  bool VisitWhileStmt(clang::WhileStmt*) { return fail("the loop body has a nested loop"); }
+  bool VisitDoStmt(clang::DoStmt*) { return fail("the loop body has a nested loop"); }
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt*) { return fail("the loop body has a nested loop"); }
+  bool VisitReturnStmt(clang::ReturnStmt*) { return fail("the loop body returns"); }
+  bool VisitBreakStmt(clang::BreakStmt*) { return fail("the loop body has a break"); }
+  bool VisitContinueStmt(clang::ContinueStmt*) { return fail("the loop body has a continue"); }
+  bool VisitGotoStmt(clang::GotoStmt*) { return fail("the loop body uses goto"); }
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt*) { return fail("the loop body has inline asm"); }
+  bool VisitLambdaExpr(clang::LambdaExpr*) { return fail("the loop body has a lambda"); }
+  bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr*) { return fail("the loop body calls an overloaded operator"); }
+  bool VisitVarDecl(clang::VarDecl* vd) {
+    if (vd->hasAttr<clang::CUDASharedAttr>()) return fail("the loop body declares __shared__ memory");
+    if (vd->isStaticLocal()) return fail("the loop body declares a static local");
+    if (vd->getName().startswith("kl_")) return fail("the loop body declares " + vd->getNameAsString() + " (kl_ names are the transform's)");
+    local.insert(vd);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* c) {
+    if (llvm::isa<clang::CXXOperatorCallExpr>(c)) return true;
+    std::string name;
+    if (auto* fd = c->getDirectCallee()) name = fd->getNameAsString();
+    if (llvm::isa<clang::CXXMemberCallExpr>(c) || !pureMath().count(name))
+      return fail("the loop body calls " + (name.empty() ? std::string("a function") : name) +
+                  " (only pure math functions are allowed)");
+    return true;
+  }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+    auto* pv = llvm::dyn_cast_or_null<clang::ParmVarDecl>(referencedDecl(e->getBase()));
+    if (!pv || !pv->getType()->isPointerType())
+      return fail("the loop body indexes something other than a pointer parameter");
+    if (!refersTo(e->getIdx(), index) || e->getIdx()->IgnoreImpCasts() != e->getIdx()->IgnoreParenImpCasts() ||
+        !llvm::isa<clang::DeclRefExpr>(e->getIdx()->IgnoreImpCasts()))
+      return fail(pv->getNameAsString() + " is indexed by " + sourceText(ctx, e->getIdx()->getSourceRange()) +
+                  ", not exactly the loop variable " + index->getNameAsString());
+    if (vectorType(ctx, pv->getType()->getPointeeType()).empty())
+      return fail(pv->getNameAsString() + " has element type " + pv->getType()->getPointeeType().getAsString() +
+                  " (only float, int and unsigned int are vectorized)");
+    if (!src.inFile(e)) return fail("an access is written through a macro");
+    accepted.insert(e);
+    accesses.push_back({pv, src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc())});
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    const clang::ValueDecl* d = e->getDecl();
+    if (isBuiltinGeometry(d->getNameAsString())) return fail("the loop body uses " + d->getNameAsString());
+    if (d == index || (llvm::isa<clang::ParmVarDecl>(d) && d->getType()->isPointerType())) {
+      // only as the base or the index of an accepted p[i]; checked in the parents below
+      used_refs.push_back(e);
+    }
+    if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d); vd && !local.count(vd) && vd->getType()->isPointerType() &&
+                                                      !llvm::isa<clang::ParmVarDecl>(vd))
+      return fail("the loop body uses the pointer " + vd->getNameAsString());
+    return true;
+  }
+  std::vector<const clang::DeclRefExpr*> used_refs;
+  bool modifies(const clang::Expr* lhs, const char* how) {
+    lhs = lhs->IgnoreParenImpCasts();
+    if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+      (void)ase;
+      return true;  // p[i] (checked by VisitArraySubscriptExpr) or a failure already
+    }
+    const clang::ValueDecl* d = referencedDecl(lhs);
+    if (d && local.count(d)) return true;
+    return fail(std::string("the loop body ") + how + " " +
+                (d ? d->getNameAsString() + ", declared outside it" : sourceText(ctx, lhs->getSourceRange())));
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator* bo) {
+    if (bo->getOpcode() == clang::BO_Comma) return fail("the loop body uses the comma operator");
+    return bo->isAssignmentOp() ? modifies(bo->getLHS(), "assigns") : true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+    if (uo->isIncrementDecrementOp()) return modifies(uo->getSubExpr(), "modifies");
+    if (uo->getOpcode() == clang::UO_AddrOf) return fail("the loop body takes an address");
+    if (uo->getOpcode() == clang::UO_Deref) return fail("the loop body dereferences a pointer");
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* me) {
+    if (me->isArrow()) return fail("the loop body reads through ->");
+    return true;
+  }
+};
+
+bool isAlignmentCheck(const std::string& cond) {
+  std::string s = squeeze(cond);
+  const std::string tail = "&15)==0";
+  return s.find("reinterpret_cast<unsignedlonglong>") != std::string::npos && s.size() > tail.size() &&
+         s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+class VectorizeAccess : public Transform {
+ public:
+  std::string id() const override { return "vectorize-access"; }
+  std::string summary() const override {
+    return "process 4 elements per thread with float4/int4/uint4 loads and stores in a grid-stride loop";
+  }
+
+  TransformResult forward(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    Src src(ctx);
+    long long width = intParam(req.params, "width", 4);
+    if (width != 4) return TransformResult::no("only width 4 is supported (asked for " + std::to_string(width) + ")");
+    auto* kbody = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!kbody) return TransformResult::no("the kernel has no body");
+    if (sourceText(ctx, kbody->getSourceRange()).find("kl_") != std::string::npos)
+      return TransformResult::no("the kernel already uses kl_ names (vectorized before?)");
+
+    std::string last_why = "no top-level grid-stride loop `for (T i = <global index>; i < n; i += blockDim.x * gridDim.x)`";
+    for (const clang::Stmt* s : kbody->body()) {
+      auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
+      if (!fs || !fs->getCond() || !fs->getInc() || fs->getConditionVariable()) continue;
+      auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit());
+      if (!ds || !ds->isSingleDecl()) continue;
+      auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
+      if (!vd || !vd->getInit() || !vd->getType()->isIntegerType()) continue;
+      std::string index = sourceText(ctx, vd->getInit()->getSourceRange());
+      auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(fs->getInc());
+      if (!isGlobalThreadIndex(index) || !ca || ca->getOpcode() != clang::BO_AddAssign || !refersTo(ca->getLHS(), vd) ||
+          !isGridStride(sourceText(ctx, ca->getRHS()->getSourceRange()))) {
+        last_why = "the loop is not a grid-stride loop over the global thread index";
+        continue;
+      }
+      auto* cond = llvm::dyn_cast<clang::BinaryOperator>(fs->getCond()->IgnoreParenImpCasts());
+      const clang::Expr* bound = nullptr;
+      if (cond && cond->getOpcode() == clang::BO_LT && refersTo(cond->getLHS(), vd)) bound = cond->getRHS();
+      if (cond && cond->getOpcode() == clang::BO_GT && refersTo(cond->getRHS(), vd)) bound = cond->getLHS();
+      if (!bound) return TransformResult::no("the loop condition is not `" + vd->getNameAsString() + " < n`");
+      return vectorize(req, src, fs, vd, bound);
+    }
+    return TransformResult::no(last_why);
+  }
+
+  TransformResult vectorize(TransformRequest& req, const Src& src, const clang::ForStmt* fs, const clang::VarDecl* vd,
+                            const clang::Expr* bound) const {
+    auto& ctx = req.ctx;
+    std::string name = vd->getNameAsString();
+    if (!src.inFile(fs) || !src.inFile(fs->getBody()) || !src.inFile(bound) || !src.inFile(vd->getInit()))
+      return TransformResult::no("the loop is written through a macro");
+    // bound: a plain name stays; anything else is hoisted (it must not read memory or call)
+    const clang::Expr* b = bound->IgnoreParenImpCasts();
+    bool plain = llvm::isa<clang::DeclRefExpr>(b) && bound->IgnoreImpCasts() == b;
+    if (!plain) {
+      struct V : clang::RecursiveASTVisitor<V> {
+        bool ok = true;
+        bool VisitStmt(clang::Stmt* s) {
+          if (llvm::isa<clang::CallExpr>(s) || llvm::isa<clang::ArraySubscriptExpr>(s) ||
+              (llvm::isa<clang::UnaryOperator>(s) && (llvm::cast<clang::UnaryOperator>(s)->getOpcode() == clang::UO_Deref ||
+                                                       llvm::cast<clang::UnaryOperator>(s)->isIncrementDecrementOp())) ||
+              (llvm::isa<clang::BinaryOperator>(s) && llvm::cast<clang::BinaryOperator>(s)->isAssignmentOp()) ||
+              (llvm::isa<clang::MemberExpr>(s) && llvm::cast<clang::MemberExpr>(s)->isArrow()))
+            ok = false;
+          return ok;
+        }
+      } v;
+      v.TraverseStmt(const_cast<clang::Expr*>(bound));
+      if (!v.ok) return TransformResult::no("the loop bound reads memory or calls a function; it cannot be hoisted");
+    }
+    if (auto* d = referencedDecl(bound); d && d == vd) return TransformResult::no("the bound uses the loop variable");
+
+    const clang::Stmt* body = fs->getBody();
+    auto* cbody = llvm::dyn_cast<clang::CompoundStmt>(body);
+    BodyScan scan(ctx, src, vd, cbody);
+    scan.TraverseStmt(const_cast<clang::Stmt*>(body));
+    if (!scan.why.empty()) return TransformResult::no(scan.why);
+    // every use of i and of a pointer parameter is inside an accepted p[i]
+    std::set<const clang::Expr*> in_access;
+    for (const clang::ArraySubscriptExpr* e : scan.accepted) {
+      in_access.insert(e->getBase()->IgnoreParenImpCasts());
+      in_access.insert(e->getIdx()->IgnoreParenImpCasts());
+    }
+    for (const clang::DeclRefExpr* ref : scan.used_refs)
+      if (!in_access.count(ref))
+        return TransformResult::no("the loop body uses " + ref->getDecl()->getNameAsString() + " other than as p[" + name + "]");
+    if (scan.accesses.empty()) return TransformResult::no("the loop body accesses no pointer parameter as p[" + name + "]");
+    if (sourceText(ctx, body->getSourceRange()).find("kl_") != std::string::npos)
+      return TransformResult::no("the loop body uses kl_ names (reserved for the transform)");
+
+    // reads and writes per array
+    for (const Access& a : scan.accesses) scan.arrays[a.param];
+    struct RW : clang::RecursiveASTVisitor<RW> {
+      BodyScan* scan;
+      const clang::CompoundStmt* top;
+      std::set<const clang::Expr*> lhs_plain, lhs_rw;
+      bool VisitBinaryOperator(clang::BinaryOperator* bo) {
+        if (bo->getOpcode() == clang::BO_Assign) lhs_plain.insert(bo->getLHS()->IgnoreParens());
+        else if (bo->isCompoundAssignmentOp()) lhs_rw.insert(bo->getLHS()->IgnoreParens());
+        return true;
+      }
+      bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+        if (uo->isIncrementDecrementOp()) lhs_rw.insert(uo->getSubExpr()->IgnoreParens());
+        return true;
+      }
+    } rw;
+    rw.scan = &scan;
+    rw.top = cbody;
+    rw.TraverseStmt(const_cast<clang::Stmt*>(body));
+    std::set<const clang::Expr*> always;  // p[i] = ... as a statement of the body itself
+    if (cbody) {
+      for (const clang::Stmt* s : cbody->body())
+        if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s); bo && bo->getOpcode() == clang::BO_Assign)
+          always.insert(bo->getLHS()->IgnoreParens());
+    } else if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(body); bo && bo->getOpcode() == clang::BO_Assign) {
+      always.insert(bo->getLHS()->IgnoreParens());
+    }
+    for (const clang::ArraySubscriptExpr* e : scan.accepted) {
+      auto* pv = llvm::cast<clang::ParmVarDecl>(referencedDecl(e->getBase()));
+      ArrayUse& u = scan.arrays[pv];
+      if (rw.lhs_plain.count(e)) {
+        u.written = true;
+        if (always.count(e)) u.written_always = true;
+      } else if (rw.lhs_rw.count(e)) {
+        u.written = u.read = true;
+      } else {
+        u.read = true;
+      }
+    }
+    for (auto& [pv, u] : scan.arrays)
+      if (u.written && pv->getType()->getPointeeType().isConstQualified())
+        return TransformResult::no(pv->getNameAsString() + " is written through a pointer to const");
+
+    // the text
+    unsigned f0 = src.off(fs->getBeginLoc()), f1 = src.stmtEnd(fs);
+    std::string I = src.indentOf(f0);
+    std::string I2 = I + "  ", I4 = I2 + "  ", I6 = I4 + "  ";
+    std::string type = vd->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+    {
+      // the loop variable's type as written (int, unsigned, size_t...)
+      std::string written = sourceText(ctx, clang::SourceRange(fs->getInit()->getBeginLoc(), vd->getLocation()));
+      if (written.size() > name.size()) {
+        std::string t = written.substr(0, written.size() - name.size());
+        while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.pop_back();
+        if (!t.empty() && t.find("auto") == std::string::npos && t.find("const") == std::string::npos) type = t;
+      }
+    }
+    std::string index = sourceText(ctx, vd->getInit()->getSourceRange());
+    std::string stride = sourceText(ctx, llvm::cast<clang::CompoundAssignOperator>(fs->getInc())->getRHS()->getSourceRange());
+    std::string n = sourceText(ctx, bound->getSourceRange());
+    std::string hoist;
+    if (!plain) {
+      std::string bt = bound->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+      hoist = "const " + bt + " kl_n = " + n + ";\n" + I;
+      n = "kl_n";
+    }
+    // params in declaration order
+    std::vector<const clang::ParmVarDecl*> order;
+    for (const clang::ParmVarDecl* pv : req.kernel->parameters())
+      if (scan.arrays.count(pv)) order.push_back(pv);
+    std::string check;
+    for (const clang::ParmVarDecl* pv : order)
+      check += (check.empty() ? "" : " | ") + std::string("reinterpret_cast<unsigned long long>(") + pv->getNameAsString() + ")";
+    check = order.size() > 1 ? "((" + check + ") & 15) == 0" : "(" + check + " & 15) == 0";
+
+    std::string out = hoist + "if (" + check + ") {\n";
+    out += I2 + "for (" + type + " kl_v = " + index + "; kl_v < " + n + " / 4; kl_v += " + stride + ") {\n";
+    for (const clang::ParmVarDecl* pv : order) {
+      const ArrayUse& u = scan.arrays[pv];
+      std::string vt = vectorType(ctx, pv->getType()->getPointeeType());
+      std::string p = pv->getNameAsString();
+      if (u.read || !u.written_always)
+        out += I4 + vt + " kl_" + p + " = reinterpret_cast<const " + vt + "*>(" + p + ")[kl_v];\n";
+      else
+        out += I4 + vt + " kl_" + p + ";\n";
+    }
+    // lanes: the body with p[i] -> kl_p.<lane>
+    unsigned b0, b1;
+    if (cbody) {
+      b0 = src.off(cbody->getLBracLoc()) + 1;
+      b1 = src.off(cbody->getRBracLoc());
+    } else {
+      b0 = src.off(body->getBeginLoc());
+      b1 = src.stmtEnd(body);
+    }
+    std::vector<Access> acc = scan.accesses;
+    std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.begin < b.begin; });
+    for (const char* lane : {"x", "y", "z", "w"}) {
+      std::string text;
+      unsigned pos = b0;
+      for (const Access& a : acc) {
+        if (a.begin < pos || a.end > b1) return TransformResult::no("overlapping accesses in the loop body");
+        text += src.slice(pos, a.begin) + "kl_" + a.param->getNameAsString() + "." + lane;
+        pos = a.end;
+      }
+      text += src.slice(pos, b1);
+      out += I4 + "{\n" + reindentBlock(text, I6) + I4 + "}\n";
+    }
+    for (const clang::ParmVarDecl* pv : order)
+      if (scan.arrays[pv].written) {
+        std::string vt = vectorType(ctx, pv->getType()->getPointeeType());
+        out += I4 + "reinterpret_cast<" + vt + "*>(" + pv->getNameAsString() + ")[kl_v] = kl_" + pv->getNameAsString() + ";\n";
+      }
+    out += I2 + "}\n";
+    // the n % 4 tail: the original loop from (n / 4) * 4
+    unsigned rp = src.off(fs->getRParenLoc()) + 1;
+    out += I2 + "for (" + type + " " + name + " = (" + n + " / 4) * 4 + " + index + "; " + name + " < " + n + "; " +
+           sourceText(ctx, fs->getInc()->getSourceRange()) + ")" + indentRest(src.slice(rp, f1), "  ") + "\n";
+    out += I + "} else {\n" + I2 + indentRest(src.slice(f0, f1), "  ") + "\n" + I + "}";
+    if (req.rewriter.ReplaceText(src.at(f0), f1 - f0, out)) return TransformResult::no("the rewriter refused the edit");
+    GeometryChange g;
+    g.grid_x_divisor = 4;
+    std::string arrays;
+    for (const clang::ParmVarDecl* pv : order) arrays += (arrays.empty() ? "" : ", ") + pv->getNameAsString();
+    return TransformResult::yes("4-wide vector accesses to " + arrays + " behind an alignment check; grid.x / 4", g);
+  }
+
+  TransformResult inverse(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    Src src(ctx);
+    auto* kbody = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!kbody) return TransformResult::no("the kernel has no body");
+    std::vector<const clang::Stmt*> stmts(kbody->body_begin(), kbody->body_end());
+    for (size_t k = 0; k < stmts.size(); ++k) {
+      auto* is = llvm::dyn_cast<clang::IfStmt>(stmts[k]);
+      if (!is || !is->getElse() || !isAlignmentCheck(sourceText(ctx, is->getCond()->getSourceRange()))) continue;
+      auto* then = llvm::dyn_cast<clang::CompoundStmt>(is->getThen());
+      auto* els = llvm::dyn_cast<clang::CompoundStmt>(is->getElse());
+      if (!then || !els || then->size() != 2 || els->size() != 1) continue;
+      auto* vloop = llvm::dyn_cast<clang::ForStmt>(then->body_front());
+      auto* orig = llvm::dyn_cast<clang::ForStmt>(els->body_front());
+      if (!vloop || !orig || !llvm::isa<clang::ForStmt>(then->body_back())) continue;
+      auto* vds = llvm::dyn_cast_or_null<clang::DeclStmt>(vloop->getInit());
+      if (!vds || !vds->isSingleDecl() || llvm::cast<clang::NamedDecl>(vds->getSingleDecl())->getNameAsString() != "kl_v")
+        continue;
+      if (!src.inFile(is) || !src.inFile(orig)) return TransformResult::no("the vectorized code is written through a macro");
+      unsigned start = src.off(is->getBeginLoc());
+      if (k > 0)
+        if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(stmts[k - 1]); ds && ds->isSingleDecl())
+          if (auto* nd = llvm::dyn_cast<clang::NamedDecl>(ds->getSingleDecl()); nd && nd->getNameAsString() == "kl_n") {
+            if (!src.inFile(ds)) return TransformResult::no("kl_n is written through a macro");
+            start = src.off(ds->getBeginLoc());
+          }
+      unsigned end = src.stmtEnd(is);
+      std::string loop = dedentRest(src.slice(src.off(orig->getBeginLoc()), src.stmtEnd(orig)), "  ");
+      if (req.rewriter.ReplaceText(src.at(start), end - start, loop))
+        return TransformResult::no("the rewriter refused the edit");
+      return TransformResult::yes("back to the scalar grid-stride loop (needs the original grid, x4)");
+    }
+    return TransformResult::no("no vectorized loop (alignment check with a kl_v loop and the scalar loop in the else branch)");
+  }
+};
+
+}  // namespace
+std::unique_ptr<Transform> makeVectorizeAccess() { return std::make_unique<VectorizeAccess>(); }
+}  // namespace klineage

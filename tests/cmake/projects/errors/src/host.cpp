@@ -1,0 +1,1 @@
+int klt_host_only() { return 1; }

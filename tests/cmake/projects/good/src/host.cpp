@@ -1,0 +1,2 @@
+// Host-only C++: not swapped.
+int klt_host_answer() { return 42; }

@@ -1,0 +1,298 @@
+# Runs one test of the klineage_optimize() module (cmake/KLineage.cmake) in script mode:
+#   cmake -DCASE=<case> -DKLINEAGE_ROOT=<repo> -DWORK=<scratch dir> -DNINJA=<ninja>
+#         [-DCUDA_COMPILER=<nvcc>] -P run_case.cmake
+# CASE is one of the error cases of projects/errors (unknown_target, unknown_keyword, ...), "ok",
+# "configure" or "build" (projects/good, found through a fake install tree whose `klineage` is
+# fake_klineage.cmake). No real klineage tool and no GPU are needed; nvcc is.
+cmake_minimum_required(VERSION 3.24)
+foreach(v CASE KLINEAGE_ROOT WORK NINJA)
+  if(NOT ${v})
+    message(FATAL_ERROR "run_case.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+set(projects "${KLINEAGE_ROOT}/tests/cmake/projects")
+
+function(fail)
+  string(JOIN "" msg ${ARGN})
+  message(FATAL_ERROR "FAILED (${CASE}): ${msg}")
+endfunction()
+
+# Snapshot of the test projects (names and contents) to prove nothing is written there.
+function(snapshot out)
+  file(GLOB_RECURSE entries LIST_DIRECTORIES true RELATIVE "${projects}" "${projects}/*")
+  list(SORT entries)
+  set(s "")
+  foreach(e IN LISTS entries)
+    if(IS_DIRECTORY "${projects}/${e}")
+      string(APPEND s "${e}/\n")
+    else()
+      file(SHA256 "${projects}/${e}" h)
+      string(APPEND s "${e} ${h}\n")
+    endif()
+  endforeach()
+  set(${out} "${s}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+snapshot(before)
+
+# The fake tools, as an install tree: <prefix>/bin/klineage{,-runner}, lib/cmake/KLineage, share.
+set(prefix "${WORK}/prefix")
+set(log "${WORK}/fake-klineage.log")
+file(MAKE_DIRECTORY "${prefix}/bin" "${prefix}/share/klineage/skills" "${prefix}/share/klineage/compat")
+file(WRITE "${prefix}/bin/klineage"
+  "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"${log}\"\n"
+  "exec \"${CMAKE_COMMAND}\" -P \"${KLINEAGE_ROOT}/tests/cmake/fake_klineage.cmake\" \"$@\"\n")
+file(WRITE "${prefix}/bin/klineage-runner" "#!/bin/sh\nexit 0\n")
+file(CHMOD "${prefix}/bin/klineage" "${prefix}/bin/klineage-runner"
+     PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(CMAKE_INSTALL_LIBDIR lib)
+set(CMAKE_INSTALL_BINDIR bin)
+set(CMAKE_INSTALL_DATADIR share)
+include(CMakePackageConfigHelpers)
+configure_package_config_file("${KLINEAGE_ROOT}/cmake/KLineageConfig.cmake.in"
+  "${prefix}/lib/cmake/KLineage/KLineageConfig.cmake"
+  INSTALL_DESTINATION lib/cmake/KLineage INSTALL_PREFIX "${prefix}"
+  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_DATADIR)
+file(COPY "${KLINEAGE_ROOT}/cmake/KLineage.cmake" DESTINATION "${prefix}/lib/cmake/KLineage")
+
+set(common -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}")
+if(CUDA_COMPILER)
+  list(APPEND common "-DCMAKE_CUDA_COMPILER=${CUDA_COMPILER}")
+endif()
+
+function(run_checked what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    fail("${what} failed (${rc}):\n${out}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_equal what actual expected)
+  if(NOT "${actual}" STREQUAL "${expected}")
+    fail("${what}: expected '${expected}', got '${actual}'")
+  endif()
+endfunction()
+
+# --- error cases ----------------------------------------------------------------------------------
+set(error_cases
+  "unknown_target=no target named 'no_such_target'"
+  "unknown_keyword=unknown arguments: FROBNICATE 3"
+  "no_cuda_sources=target 'host_only' has no CUDA sources"
+  "missing_workload=WORKLOAD file '[^']*/does-not-exist.toml' does not exist"
+  "bad_budget=BUDGET must be a positive integer, got 'many'"
+  "args_without_run=ARGS given without RUN"
+  "twice=klineage_optimize\\(\\) was already called for 'k'")
+set(expected_error "")
+foreach(e IN LISTS error_cases)
+  if(e MATCHES "^${CASE}=(.*)$")
+    set(expected_error "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+
+if(expected_error OR CASE STREQUAL "ok")
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
+            "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
+            "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(CASE STREQUAL "ok")
+    if(NOT rc EQUAL 0)
+      fail("configure failed:\n${out}")
+    endif()
+    if(NOT EXISTS "${WORK}/build/klineage/k/config.json")
+      fail("no config.json")
+    endif()
+  else()
+    if(rc EQUAL 0)
+      fail("configure succeeded; expected an error matching \"${expected_error}\"")
+    endif()
+    string(REGEX REPLACE "\n *" " " flat "${out}")   # CMake wraps long messages
+    if(NOT flat MATCHES "klineage_optimize\\([^)]*\\): ${expected_error}")
+      fail("expected an error matching \"${expected_error}\", got:\n${out}")
+    endif()
+  endif()
+  snapshot(after)
+  expect_equal("test project tree after configure" "${after}" "${before}")
+  message(STATUS "${CASE}: ok")
+  return()
+endif()
+
+# --- add_subdirectory(<KLineage>) -----------------------------------------------------------------
+if(CASE STREQUAL "subdirectory")
+  set(bin "${WORK}/build")
+  run_checked("configure" "${CMAKE_COMMAND}" -S "${projects}/subdir" -B "${bin}" ${common}
+              "-DKLINEAGE_ROOT=${KLINEAGE_ROOT}")
+  file(READ "${bin}/klineage/kernels/config.json" cfg)
+  string(JSON runner GET "${cfg}" runner)
+  string(JSON skills GET "${cfg}" skills 0)
+  expect_equal("runner" "${runner}" "${bin}/klineage/plugin/klineage-runner")
+  expect_equal("skills" "${skills}" "${KLINEAGE_ROOT}/skills")
+  file(READ "${bin}/build.ninja" ninja_file)
+  if(NOT ninja_file MATCHES "\n  COMMAND = [^\n]*${bin}/klineage/plugin/cli/klineage materialize ")
+    fail("materialize does not use the klineage target of the build")
+  endif()
+  if(NOT ninja_file MATCHES "build CMakeFiles/optimize-kernels [^\n]*: CUSTOM_COMMAND [^\n]*\|\|[^\n]*klineage/plugin/cli/klineage")
+    fail("optimize-kernels does not depend on the klineage target")
+  endif()
+  snapshot(after)
+  expect_equal("test project tree after configure" "${after}" "${before}")
+  message(STATUS "${CASE}: ok")
+  return()
+endif()
+
+# --- configure / build of projects/good -----------------------------------------------------------
+set(src "${projects}/good")
+set(bin "${WORK}/build")
+run_checked("configure" "${CMAKE_COMMAND}" -S "${src}" -B "${bin}" ${common} "-DCMAKE_PREFIX_PATH=${prefix}")
+
+set(out_k "${bin}/klineage/kernels")
+set(out_m "${bin}/klineage/more")
+file(READ "${out_k}/config.json" cfg)
+file(READ "${out_m}/config.json" cfg_more)
+file(READ "${bin}/CMakeCache.txt" cache)
+string(REGEX MATCH "CMAKE_CUDA_COMPILER:[A-Z]+=([^\n]*)" _ "${cache}")
+set(nvcc "${CMAKE_MATCH_1}")
+
+function(expect_json what json expected)
+  string(JSON v ERROR_VARIABLE err GET "${json}" ${ARGN})
+  if(err)
+    fail("config.json ${what}: ${err}")
+  endif()
+  expect_equal("config.json ${what}" "${v}" "${expected}")
+endfunction()
+function(expect_json_type what json expected)
+  string(JSON t ERROR_VARIABLE err TYPE "${json}" ${ARGN})
+  if(err)
+    fail("config.json ${what}: ${err}")
+  endif()
+  expect_equal("config.json type of ${what}" "${t}" "${expected}")
+endfunction()
+
+expect_json(format "${cfg}" "klineage-config-1" format)
+expect_json(target "${cfg}" "kernels" target)
+expect_json(source_dir "${cfg}" "${src}" source_dir)
+expect_json(build_dir "${cfg}" "${bin}" build_dir)
+expect_json(out_dir "${cfg}" "${out_k}" out_dir)
+expect_json(compile_commands "${cfg}" "${bin}/compile_commands.json" compile_commands)
+expect_json(workload "${cfg}" "${src}/klineage.toml" workload)
+expect_json(skills "${cfg}" "${prefix}/share/klineage/skills" skills 0)
+expect_json(budget "${cfg}" 4 budget)
+expect_json(timeout_s "${cfg}" 2.5 timeout_s)
+expect_json(require_gpu "${cfg}" ON require_gpu)
+expect_json(runner "${cfg}" "${prefix}/bin/klineage-runner" runner)
+expect_json(nvcc "${cfg}" "${nvcc}" nvcc)
+expect_json(cuda_architectures "${cfg}" "90" cuda_architectures 0)
+expect_json(run.command "${cfg}" "${bin}/kapp" run command 0)
+expect_json(run.args "${cfg}" "--n" run args 0)
+expect_json(run.args "${cfg}" "16" run args 1)
+
+string(SHA1 h "${projects}/shared")
+string(SUBSTRING "${h}" 0 12 h)
+set(originals "${src}/src/a.cu" "${src}/src/sub/b.cu" "${src}/src/as_cuda.cpp" "${projects}/shared/outside.cu")
+set(materialized "${out_k}/src/src/a.cu" "${out_k}/src/src/sub/b.cu" "${out_k}/src/src/as_cuda.cpp"
+                 "${out_k}/src/_external/${h}/outside.cu")
+string(JSON n LENGTH "${cfg}" sources)
+expect_equal("number of sources" "${n}" 4)
+set(i 0)
+foreach(o m IN ZIP_LISTS originals materialized)
+  expect_json("sources[${i}].original" "${cfg}" "${o}" sources ${i} original)
+  expect_json("sources[${i}].materialized" "${cfg}" "${m}" sources ${i} materialized)
+  math(EXPR i "${i} + 1")
+endforeach()
+
+expect_json(target "${cfg_more}" "more" target)
+expect_json_type(workload "${cfg_more}" NULL workload)
+expect_json(skills "${cfg_more}" "${prefix}/share/klineage/skills" skills 0)
+expect_json(budget "${cfg_more}" 16 budget)
+expect_json(timeout_s "${cfg_more}" 10 timeout_s)
+expect_json(require_gpu "${cfg_more}" OFF require_gpu)
+expect_json(cuda_architectures "${cfg_more}" "80" cuda_architectures 0)
+expect_json_type(run "${cfg_more}" NULL run)
+expect_json(sources[0].materialized "${cfg_more}" "${out_m}/src/lib/more.cu" sources 0 materialized)
+
+file(READ "${out_k}/selection.json" sel)
+expect_equal("placeholder selection.json" "${sel}" "{\"format\": \"klineage-selection-1\", \"kernels\": []}\n")
+
+# compile_commands.json: the kernels compile from the materialized copies, with -I<dir of source>.
+file(READ "${bin}/compile_commands.json" cc)
+string(JSON n LENGTH "${cc}")
+math(EXPR last "${n} - 1")
+set(files "")
+foreach(i RANGE ${last})
+  string(JSON f GET "${cc}" ${i} file)
+  string(JSON c GET "${cc}" ${i} command)
+  list(APPEND files "${f}")
+  foreach(o m IN ZIP_LISTS originals materialized)
+    if(f STREQUAL m)
+      get_filename_component(d "${o}" DIRECTORY)
+      string(FIND "${c}" "-I${d} " pos)
+      if(pos EQUAL -1)
+        fail("compile command of ${m} lacks -I${d}: ${c}")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+foreach(o m IN ZIP_LISTS originals materialized)
+  if(NOT m IN_LIST files)
+    fail("compile_commands.json has no entry for ${m}")
+  endif()
+  if(o IN_LIST files)
+    fail("compile_commands.json still compiles ${o}")
+  endif()
+endforeach()
+if(NOT "${src}/src/host.cpp" IN_LIST files)
+  fail("compile_commands.json lost the host source")
+endif()
+
+# Targets.
+run_checked("ninja -t targets" "${NINJA}" -C "${bin}" -t targets all)
+foreach(t optimize optimize-kernels optimize-more)
+  if(NOT out MATCHES "(^|\n)${t}: phony")
+    fail("no target ${t} in build.ninja")
+  endif()
+endforeach()
+# optimize-kernels runs the tool in the console pool (USES_TERMINAL: live output).
+file(READ "${bin}/build.ninja" ninja_file)
+if(NOT ninja_file MATCHES "optimize --config ${out_k}/config.json\n  DESC = [^\n]*\n  pool = console\n")
+  fail("optimize-kernels does not run `klineage optimize --config ${out_k}/config.json` in the console pool")
+endif()
+
+if(CASE STREQUAL "build")
+  # Build with the fake tool: materialize runs for every CUDA source and nvcc compiles the copies.
+  run_checked("build" "${CMAKE_COMMAND}" --build "${bin}")
+  file(STRINGS "${log}" calls)
+  foreach(o IN LISTS originals)
+    if(NOT "materialize --config ${out_k}/config.json --source ${o}" IN_LIST calls)
+      fail("no materialize call for ${o}; calls:\n${calls}")
+    endif()
+  endforeach()
+  foreach(m IN LISTS materialized)
+    file(STRINGS "${m}" first LIMIT_COUNT 1)
+    expect_equal("first line of ${m}" "${first}" "// fake klineage: generation 0")
+  endforeach()
+  run_checked("ninja -n" "${NINJA}" -C "${bin}" -n)
+  if(NOT out MATCHES "no work to do")
+    fail("second build is not a no-op:\n${out}")
+  endif()
+
+  # optimize runs the tool (and builds nothing else); the next build materializes again.
+  run_checked("build optimize" "${CMAKE_COMMAND}" --build "${bin}" --target optimize)
+  file(STRINGS "${log}" calls)
+  foreach(t kernels more)
+    if(NOT "optimize --config ${bin}/klineage/${t}/config.json" IN_LIST calls)
+      fail("optimize was not called for ${t}; calls:\n${calls}")
+    endif()
+  endforeach()
+  run_checked("build after optimize" "${CMAKE_COMMAND}" --build "${bin}")
+  foreach(m IN LISTS materialized)
+    file(STRINGS "${m}" first LIMIT_COUNT 1)
+    expect_equal("first line of ${m}" "${first}" "// fake klineage: generation 1")
+  endforeach()
+endif()
+
+snapshot(after)
+expect_equal("test project tree after ${CASE}" "${after}" "${before}")
+message(STATUS "${CASE}: ok")

@@ -1,0 +1,196 @@
+// Golden tests for every transform, both directions, from tests/rewriter/golden/<id>/:
+//   <case>.in.cu + <case>.out.cu            forward(in) == out and inverse(out) == in
+//   <case>.fwd-only.in.cu + .fwd-only.out.cu  forward(in) == out only
+//   <case>.noop.cu                          forward makes no edit and says why
+// Each file holds one kernel named k. A line `// golden: key=value ...` sets transform params;
+// the key block_size sets TransformFacts.block_size (default 256; "none" leaves it unknown).
+// KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/flags.h"
+#include "core/fs.h"
+#include "rewriter/apply.h"
+#include "rewriter/parse.h"
+#include "rewriter/transform.h"
+
+using namespace klineage;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kGoldenDir = fs::path(KLINEAGE_SOURCE_DIR) / "tests" / "rewriter" / "golden";
+
+const std::vector<std::string>& clangArgs() {
+  static const std::vector<std::string> args = [] {
+    ClangParseSetup setup;
+    setup.cuda_path = "/usr/local/cuda";
+    setup.resource_dir = "/usr/lib/llvm-16/lib/clang/16";
+    setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
+    return clangArgsFor(CudaFlags{}, setup);
+  }();
+  return args;
+}
+
+enum class Kind { RoundTrip, ForwardOnly, Noop };
+
+struct GoldenCase {
+  std::string id, name;
+  Kind kind;
+  fs::path in, out;  // out empty for Noop
+};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<GoldenCase> casesOf(const std::string& id) {
+  std::vector<GoldenCase> cases;
+  fs::path dir = kGoldenDir / id;
+  if (!fs::is_directory(dir)) return cases;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    std::string n = f.filename().string();
+    if (endsWith(n, ".noop.cu")) {
+      cases.push_back({id, n.substr(0, n.size() - 8), Kind::Noop, f, {}});
+    } else if (endsWith(n, ".fwd-only.in.cu")) {
+      std::string base = n.substr(0, n.size() - 15);
+      cases.push_back({id, base, Kind::ForwardOnly, f, dir / (base + ".fwd-only.out.cu")});
+    } else if (endsWith(n, ".in.cu")) {
+      std::string base = n.substr(0, n.size() - 6);
+      cases.push_back({id, base, Kind::RoundTrip, f, dir / (base + ".out.cu")});
+    }
+  }
+  return cases;
+}
+
+struct Setup {
+  TransformParams params;
+  TransformFacts facts;
+};
+
+Setup setupFor(const std::string& text) {
+  Setup s;
+  s.facts.block_size = 256;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto p = line.find("// golden:");
+    if (p == std::string::npos) continue;
+    std::istringstream kv(line.substr(p + 10));
+    for (std::string tok; kv >> tok;) {
+      auto eq = tok.find('=');
+      if (eq == std::string::npos) continue;
+      std::string k = tok.substr(0, eq), v = tok.substr(eq + 1);
+      if (k == "block_size") {
+        if (v == "none") s.facts.block_size.reset();
+        else s.facts.block_size = std::stoll(v);
+      } else {
+        s.params[k] = v;
+      }
+    }
+  }
+  return s;
+}
+
+std::string fakePath(const GoldenCase& c) { return "/tmp/klineage-golden/" + c.id + "/" + c.name + ".cu"; }
+
+StepResult step(const GoldenCase& c, const std::string& text, Direction dir, const Setup& s) {
+  const Transform* t = findTransform(c.id);
+  REQUIRE(t != nullptr);
+  std::string path = fakePath(c);
+  Overlay overlay{{path, text}};
+  ArgsByFile args{{path, clangArgs()}};
+  return applyStep(overlay, args, path, "k", *t, dir, s.params, s.facts);
+}
+
+std::string errorsOf(const StepResult& r) {
+  std::string s;
+  for (const auto& e : r.errors) s += "\n  " + e;
+  return s;
+}
+
+// The golden text itself must parse cleanly with clang (nvcc is checked separately).
+void requireParses(const GoldenCase& c, const std::string& text, const std::string& which) {
+  std::string path = fakePath(c);
+  ParsedUnit pu = parseUnit(path, clangArgs(), Overlay{{path, text}});
+  std::string errs;
+  for (const auto& e : pu.errors) errs += "\n  " + e;
+  INFO(c.id << "/" << c.name << " (" << which << ") does not parse:" << errs);
+  REQUIRE(pu.ast);
+  REQUIRE(pu.error_count == 0);
+}
+
+void compare(const GoldenCase& c, const char* what, const std::string& expected, const StepResult& r) {
+  INFO(c.id << "/" << c.name << " " << what << ": " << r.reason << errorsOf(r));
+  REQUIRE(r.applied);
+  StepResult copy = r;
+  const std::string& got = copy.overlay[fakePath(c)];
+  if (got != expected) FAIL_CHECK("text differs from the golden file (- golden, + produced):\n" << describeDiff(expected, got, 2));
+  else SUCCEED();
+}
+
+}  // namespace
+
+TEST_CASE("golden: every transform has forward and no-op cases", "[golden]") {
+  for (const std::string& id : transformIds()) {
+    INFO("transform " << id << " (golden dir " << (kGoldenDir / id).string() << ")");
+    auto cases = casesOf(id);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind != Kind::Noop; }) >= 1);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::Noop; }) >= 1);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::RoundTrip; }) >= 1);
+  }
+}
+
+TEST_CASE("golden: every golden directory names a transform", "[golden]") {
+  REQUIRE(fs::is_directory(kGoldenDir));
+  auto ids = transformIds();
+  for (const auto& e : fs::directory_iterator(kGoldenDir)) {
+    INFO(e.path().string());
+    CHECK(std::find(ids.begin(), ids.end(), e.path().filename().string()) != ids.end());
+  }
+}
+
+TEST_CASE("golden: forward and inverse match the golden files", "[golden]") {
+  unsigned forward = 0, inverse = 0, noop = 0;
+  for (const std::string& id : transformIds()) {
+    for (const GoldenCase& c : casesOf(id)) {
+      std::string in = readFile(c.in);
+      Setup s = setupFor(in);
+      requireParses(c, in, "input");
+      if (c.kind == Kind::Noop) {
+        StepResult r = step(c, in, Direction::Forward, s);
+        INFO(c.id << "/" << c.name << ".noop: " << r.reason << errorsOf(r));
+        CHECK_FALSE(r.applied);
+        CHECK(!r.reason.empty());
+        CHECK(r.errors.empty());  // refused by the transform, not by a failed re-parse
+        ++noop;
+        continue;
+      }
+      INFO("expected golden output " << c.out.string());
+      if (const char* u = std::getenv("KLINEAGE_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+        StepResult r = step(c, in, Direction::Forward, s);
+        if (r.applied) atomicWrite(c.out, r.overlay[fakePath(c)]);
+      }
+      REQUIRE(fs::exists(c.out));
+      std::string out = readFile(c.out);
+      requireParses(c, out, "output");
+      compare(c, "forward", out, step(c, in, Direction::Forward, s));
+      ++forward;
+      if (c.kind == Kind::RoundTrip) {
+        compare(c, "inverse", in, step(c, out, Direction::Inverse, s));
+        ++inverse;
+      }
+    }
+  }
+  CHECK(forward >= 8);
+  CHECK(inverse >= 4);
+  CHECK(noop >= 8);
+}

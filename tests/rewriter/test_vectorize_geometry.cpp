@@ -1,0 +1,118 @@
+// Properties of the transforms beyond the golden texts: the geometry each reports, what
+// restrict-pointers leaves alone, and grid-stride-loop round trips.
+#include <catch2/catch.hpp>
+
+#include "core/flags.h"
+#include "rewriter/apply.h"
+#include "rewriter/transform.h"
+
+using namespace klineage;
+
+namespace {
+
+const std::string kPath = "/tmp/klineage-golden/properties/k.cu";
+
+StepResult run(const std::string& id, const std::string& text, Direction dir, TransformFacts facts = {}) {
+  static const std::vector<std::string> args = [] {
+    ClangParseSetup setup;
+    setup.cuda_path = "/usr/local/cuda";
+    setup.resource_dir = "/usr/lib/llvm-16/lib/clang/16";
+    setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
+    return clangArgsFor(CudaFlags{}, setup);
+  }();
+  const Transform* t = findTransform(id);
+  REQUIRE(t != nullptr);
+  return applyStep(Overlay{{kPath, text}}, ArgsByFile{{kPath, args}}, kPath, "k", *t, dir, {}, facts);
+}
+
+std::string textOf(const StepResult& r) { return r.overlay.at(kPath); }
+
+const char* kScale = R"(__global__ void k(const float* x, float* y, float a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    y[i] = a * x[i];
+  }
+}
+)";
+
+}  // namespace
+
+TEST_CASE("vectorize-access forward reports grid_x_divisor 4, inverse 1", "[transforms]") {
+  StepResult f = run("vectorize-access", kScale, Direction::Forward);
+  INFO(f.reason);
+  REQUIRE(f.applied);
+  CHECK(f.geometry.grid_x_divisor == 4);
+  CHECK_FALSE(f.geometry.block_x.has_value());
+  CHECK(textOf(f).find("reinterpret_cast<const float4*>(x)[kl_v]") != std::string::npos);
+  CHECK(textOf(f).find("float4 kl_y;") != std::string::npos);  // y is only written
+  StepResult b = run("vectorize-access", textOf(f), Direction::Inverse);
+  REQUIRE(b.applied);
+  CHECK(b.geometry.grid_x_divisor == 1);
+  CHECK(textOf(b) == kScale);
+}
+
+TEST_CASE("restrict-pointers does not add const to a pointer written through", "[transforms]") {
+  const char* src = R"(__global__ void k(float* x, float* y, float* z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = x[i];
+    z[i] += x[i];
+  }
+}
+)";
+  StepResult r = run("restrict-pointers", src, Direction::Forward);
+  INFO(r.reason);
+  REQUIRE(r.applied);
+  std::string out = textOf(r);
+  CHECK(out.find("const float* __restrict__ x") != std::string::npos);
+  CHECK(out.find("float* __restrict__ y") != std::string::npos);
+  CHECK(out.find("const float* __restrict__ y") == std::string::npos);
+  CHECK(out.find("float* __restrict__ z") != std::string::npos);
+  CHECK(out.find("const float* __restrict__ z") == std::string::npos);
+  CHECK_FALSE(r.geometry.changes());
+}
+
+TEST_CASE("grid-stride-loop forward then inverse round-trips", "[transforms]") {
+  const char* src = R"(__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    y[i] = v > 0.0f ? v : 0.0f;
+  }
+}
+)";
+  StepResult f = run("grid-stride-loop", src, Direction::Forward);
+  INFO(f.reason);
+  REQUIRE(f.applied);
+  CHECK_FALSE(f.geometry.changes());  // correct for any grid
+  CHECK(textOf(f).find("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)") !=
+        std::string::npos);
+  StepResult b = run("grid-stride-loop", textOf(f), Direction::Inverse);
+  INFO(b.reason);
+  REQUIRE(b.applied);
+  CHECK(textOf(b) == src);
+  // and the round trip composes: forward again gives the same loop
+  StepResult f2 = run("grid-stride-loop", textOf(b), Direction::Forward);
+  REQUIRE(f2.applied);
+  CHECK(textOf(f2) == textOf(f));
+}
+
+TEST_CASE("grid-stride-loop forward then vectorize-access composes", "[transforms]") {
+  const char* src = R"(__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = x[i] * x[i];
+  }
+}
+)";
+  StepResult g = run("grid-stride-loop", src, Direction::Forward);
+  REQUIRE(g.applied);
+  StepResult v = run("vectorize-access", textOf(g), Direction::Forward);
+  INFO(v.reason);
+  REQUIRE(v.applied);
+  CHECK(v.geometry.grid_x_divisor == 4);
+  StepResult vb = run("vectorize-access", textOf(v), Direction::Inverse);
+  REQUIRE(vb.applied);
+  StepResult gb = run("grid-stride-loop", textOf(vb), Direction::Inverse);
+  REQUIRE(gb.applied);
+  CHECK(textOf(gb) == src);
+}
