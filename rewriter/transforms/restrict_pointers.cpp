@@ -42,7 +42,10 @@ class RestrictPointers : public Transform {
       bool make_restrict = !t.isRestrictQualified();
       if (!make_const && !make_restrict) continue;
       if (make_restrict) {
-        req.rewriter.InsertTextAfterToken(ptl.getStarLoc(), " __restrict__");
+        // "float* x" -> "float* __restrict__ x"; "float *x" -> "float * __restrict__ x"
+        const char* after = ctx.getSourceManager().getCharacterData(ptl.getStarLoc().getLocWithOffset(1));
+        bool glued = after && (std::isalnum(static_cast<unsigned char>(*after)) || *after == '_');
+        req.rewriter.InsertTextAfterToken(ptl.getStarLoc(), glued ? " __restrict__ " : " __restrict__");
         what += (what.empty() ? "" : ", ") + std::string("__restrict__ ") + pv->getNameAsString();
       }
       if (make_const) {

@@ -1,0 +1,7 @@
+#include <cuda_runtime.h>
+
+// The star written next to the name (float *x): the keyword goes between them.
+__global__ void k(int n, float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
