@@ -112,6 +112,8 @@ done < <(find "$corpus" -type f -name '*.cu' -print0 | LC_ALL=C sort -z)
 LC_ALL=C sort -u "$out.tmp" > "$out"; rm -f "$out.tmp"
 LC_ALL=C sort "$failed.tmp" > "$failed"; rm -f "$failed.tmp"
 nk=$(wc -l < "$out"); nf=$(wc -l < "$failed")
-echo "files: $nfiles  compiled: $nok  nvcc-failed: $nf  kernel symbols: $nk" >&2
-echo "per repository (kernel symbols):" >&2
-cut -f1 "$out" | cut -d/ -f1 | sort | uniq -c | sort -rn >&2
+np=$(awk -F'\t' '$4 == "project"' "$out" | wc -l)
+echo "files: $nfiles  compiled: $nok  nvcc-failed: $nf  kernel symbols: $nk (project: $np, toolkit: $((nk - np)))" >&2
+echo "per repository (kernel symbols, files with kernels):" >&2
+awk -F'\t' '{ split($1, p, "/"); n[p[1]]++; if (!seen[$1]++) f[p[1]]++ }
+  END { for (r in n) printf "  %5d %3d  %s\n", n[r], f[r], r }' "$out" | sort -rn >&2
