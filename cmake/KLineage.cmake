@@ -70,11 +70,19 @@ Commands
     every target.
 
   ``RUN <target-or-command> [ARGS <arg>...]``
-    Capture the kernels' launch arguments from a run of a program (later: recorded
-    in ``config.json`` for the tools; the workload file is what is used today).
-    A target name stands for its output file, and ``optimize-<target>`` then builds
-    it first. ``ARGS`` takes every remaining argument that is not one of this
-    command's keywords.
+    Gate the kernels on the launches a program of the project really makes
+    (``docs/capture.md``): ``klineage optimize`` runs it under CUPTI capture,
+    records the first launch shapes of each kernel of ``<target>`` (geometry,
+    arguments, the device memory they read) and replays them for the original and
+    every variant. An executable target is built in a *capture build* of this project
+    under ``${CMAKE_BINARY_DIR}/klineage/_capture-build`` (configured with
+    ``KLINEAGE_CAPTURE_BUILD=ON``, where ``klineage_optimize()`` selects nothing), so
+    the captured launches always come from the original kernels; ``optimize-<target>``
+    builds it first. A command is run as given (make sure it runs original kernels).
+    A program that fails stops ``optimize-<target>`` with its output, nothing selected.
+    Kernels whose replay does not reproduce the captured memory fall back to the
+    ``WORKLOAD`` entry, if any. ``ARGS`` takes every remaining argument that is not
+    one of this command's keywords.
 
 Cache variables
 ^^^^^^^^^^^^^^^
@@ -82,6 +90,10 @@ Cache variables
 ``KLINEAGE_REQUIRE_GPU``
   ``OFF`` by default. ``ON`` makes a missing GPU an error for every
   ``klineage_optimize()`` target, as if each had ``REQUIRE_GPU``.
+
+``KLINEAGE_CAPTURE_TIMEOUT``, ``KLINEAGE_CAPTURE_MAX_SHAPES``, ``KLINEAGE_CAPTURE_MAX_BYTES``
+  Limits of a ``RUN`` capture: seconds before the program is killed (300), distinct
+  launch shapes recorded per kernel (3), device bytes snapshotted in all (4 GiB).
 
 ``KLINEAGE_EXECUTABLE``, ``KLINEAGE_RUNNER_EXECUTABLE``, ``KLINEAGE_SKILLS_DIR``
   The ``klineage`` and ``klineage-runner`` programs and the default skill directory.
@@ -105,6 +117,16 @@ if(CMAKE_VERSION VERSION_LESS 3.21)   # cmake_path, CMAKE_CURRENT_FUNCTION_LIST_
   message(FATAL_ERROR "KLineage needs CMake 3.21 or later (this is ${CMAKE_VERSION})")
 endif()
 cmake_policy(VERSION 3.21...3.28)     # include() scopes this; the functions below keep it
+
+set(KLINEAGE_CAPTURE_TIMEOUT 300 CACHE STRING
+  "Seconds a RUN program may take under capture before it is killed")
+set(KLINEAGE_CAPTURE_MAX_SHAPES 3 CACHE STRING
+  "Distinct launch shapes (grid, block, shared memory) captured per kernel")
+set(KLINEAGE_CAPTURE_MAX_BYTES 4294967296 CACHE STRING
+  "Bytes of device memory a capture may snapshot in all; a launch over it is skipped")
+option(KLINEAGE_CAPTURE_BUILD
+  "Internal: set in the capture build, where klineage_optimize() leaves every target as written" OFF)
+mark_as_advanced(KLINEAGE_CAPTURE_BUILD)
 
 option(KLINEAGE_REQUIRE_GPU
   "Make a missing CUDA device an error in klineage_optimize() targets (default: keep the original kernels)"
@@ -373,6 +395,12 @@ function(klineage_optimize target)
     message(FATAL_ERROR "${fn}: ARGS given without RUN")
   endif()
 
+  # Inside the capture build (see RUN) every kernel stays as written: the program captured there
+  # runs the original kernels, never an already optimized one.
+  if(KLINEAGE_CAPTURE_BUILD)
+    return()
+  endif()
+
   _klineage_find_tools()
 
   # Build tree layout.
@@ -522,6 +550,30 @@ function(klineage_optimize target)
     "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==] CALL _klineage_write_config [==[${target}]==])")
 endfunction()
 
+# klineage-capture-build-<program>: configures this project once more in <dir> with
+# KLINEAGE_CAPTURE_BUILD=ON (same generator and the cache settings that shape the build) and builds
+# <program> there. Re-configuring an existing build is quick and picks up source-list changes.
+function(_klineage_capture_build_target dir program)
+  if(TARGET klineage-capture-build-${program})
+    return()
+  endif()
+  set(cache_args -DKLINEAGE_CAPTURE_BUILD=ON)
+  foreach(v IN ITEMS CMAKE_BUILD_TYPE CMAKE_CUDA_ARCHITECTURES CMAKE_PREFIX_PATH KLineage_DIR
+                     CMAKE_TOOLCHAIN_FILE CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_CUDA_COMPILER
+                     CMAKE_CUDA_HOST_COMPILER CMAKE_CUDA_FLAGS CMAKE_CXX_FLAGS
+                     KLINEAGE_EXECUTABLE KLINEAGE_RUNNER_EXECUTABLE KLINEAGE_SKILLS_DIR)
+    if(DEFINED CACHE{${v}} AND NOT "$CACHE{${v}}" STREQUAL "")
+      list(APPEND cache_args "-D${v}=$CACHE{${v}}")
+    endif()
+  endforeach()
+  add_custom_target(klineage-capture-build-${program}
+    COMMAND "${CMAKE_COMMAND}" -S "${CMAKE_SOURCE_DIR}" -B "${dir}" -G "${CMAKE_GENERATOR}" ${cache_args}
+    COMMAND "${CMAKE_COMMAND}" --build "${dir}" --target "${program}"
+    COMMENT "KLineage: building ${program} with the original kernels (capture build in ${dir})"
+    USES_TERMINAL
+    VERBATIM)
+endfunction()
+
 # Deferred to the end of the top-level directory: finishes and writes <out_dir>/config.json.
 function(_klineage_write_config target)
   get_property(head GLOBAL PROPERTY _KLINEAGE_CONFIG_HEAD_${target})
@@ -538,17 +590,28 @@ function(_klineage_write_config target)
   set(j_run null)
   if(run)
     list(GET run 0 program)
+    set(j_capture_build null)
     if(TARGET "${program}")
       get_target_property(program_type "${program}" TYPE)
-      if(program_type STREQUAL "EXECUTABLE")
-        list(POP_FRONT run)
-        list(PREPEND run "$<TARGET_FILE:${program}>")
-        add_dependencies(optimize-${target} "${program}")
+      if(NOT program_type STREQUAL "EXECUTABLE")
+        message(FATAL_ERROR "klineage_optimize(${target}): RUN ${program} is a ${program_type} target; "
+                            "RUN takes an executable target or a command")
       endif()
+      # The program is built and captured in a second build of this project under the build tree
+      # (KLINEAGE_CAPTURE_BUILD=ON), where klineage_optimize() selects nothing: its launches are
+      # those of the original kernels.
+      set(capture_dir "${CMAKE_BINARY_DIR}/klineage/_capture-build")
+      _klineage_capture_build_target("${capture_dir}" "${program}")
+      add_dependencies(optimize-${target} klineage-capture-build-${program})
+      list(POP_FRONT run)
+      list(PREPEND run "${capture_dir}/$<PATH:RELATIVE_PATH,$<TARGET_FILE:${program}>,${CMAKE_BINARY_DIR}>")
+      _klineage_json_string(j_capture_build "${capture_dir}")
     endif()
     _klineage_json_string_array(j_command "    " ${run})
     _klineage_json_string_array(j_args "    " ${run_args})
-    set(j_run "{\n    \"command\": ${j_command},\n    \"args\": ${j_args}\n  }")
+    string(CONCAT j_run "{\n    \"command\": ${j_command},\n    \"args\": ${j_args},\n    \"capture_build\": ${j_capture_build},\n"
+              "    \"timeout_s\": ${KLINEAGE_CAPTURE_TIMEOUT},\n    \"max_shapes\": ${KLINEAGE_CAPTURE_MAX_SHAPES},\n"
+              "    \"max_bytes\": ${KLINEAGE_CAPTURE_MAX_BYTES}\n  }")
   endif()
 
   string(CONCAT content "${head}"

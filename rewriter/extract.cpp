@@ -278,11 +278,18 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
   auto isTargetSource = [&](const std::string& f) {
     return std::find(target_sources.begin(), target_sources.end(), f) != target_sources.end();
   };
-  auto findByKey = [&](const std::string& key, const std::string& file, unsigned line) -> KernelInfo* {
-    for (auto& k : manifest.kernels)
+  // Launch sites (and prototypes) seen before their kernel's definition wait in "pending" entries.
+  auto isPending = [](const KernelInfo& k) {
+    return k.range.file.empty() && k.notes.size() == 1 && k.notes[0] == "pending";
+  };
+  auto findByKey = [&](const std::string& key, const std::string& file, unsigned line,
+                       bool include_pending = true) -> KernelInfo* {
+    for (auto& k : manifest.kernels) {
+      if (!include_pending && isPending(k)) continue;
       if ((!key.empty() && k.mangled_name == key) ||
           (k.range.file == file && k.range.begin_line == line && k.name == key))
         return &k;
+    }
     return nullptr;
   };
 
@@ -316,11 +323,21 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
     unsigned extra_decls = 0;
     for (auto* r : fd->redecls())
       if (r != fd) ++extra_decls;
-    if (KernelInfo* have = findByKey(k.mangled_name, k.range.file, k.range.begin_line)) {
+    if (KernelInfo* have = findByKey(k.mangled_name, k.range.file, k.range.begin_line, false)) {
       have->declarations = std::max(have->declarations, 1 + extra_decls);
       continue;
     }
     k.declarations = 1 + extra_decls;
+    // Units parsed earlier that only declared (and launched) this kernel.
+    for (auto it = manifest.kernels.begin(); it != manifest.kernels.end();) {
+      if (isPending(*it) && !k.mangled_name.empty() && it->mangled_name == k.mangled_name) {
+        k.declarations += it->declarations;
+        k.launches.insert(k.launches.end(), it->launches.begin(), it->launches.end());
+        it = manifest.kernels.erase(it);
+      } else {
+        ++it;
+      }
+    }
     manifest.kernels.push_back(std::move(k));
   }
   for (auto* t : col.templates) {
@@ -332,7 +349,7 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
       if (spec->hasAttr<clang::CUDAGlobalAttr>()) k.instantiations.push_back(mangledName(ctx, spec));
     std::sort(k.instantiations.begin(), k.instantiations.end());
     k.notes.push_back("template kernel: listed with its instantiations; transforms skip templates for now");
-    if (KernelInfo* have = findByKey(k.name, k.range.file, k.range.begin_line)) {
+    if (KernelInfo* have = findByKey(k.name, k.range.file, k.range.begin_line, false)) {
       for (auto& m : k.instantiations)
         if (std::find(have->instantiations.begin(), have->instantiations.end(), m) == have->instantiations.end())
           have->instantiations.push_back(m);
@@ -346,8 +363,21 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
   for (auto* fd : col.decls) {
     if (inSystem(fd) || fd->getDefinition()) continue;
     std::string m = mangledName(ctx, fd);
+    bool counted = false;
     for (auto& k : manifest.kernels)
-      if (k.mangled_name == m) ++k.declarations;
+      if (k.mangled_name == m) {
+        ++k.declarations;
+        counted = true;
+      }
+    if (!counted) {
+      // defined in a unit not parsed yet: keep the count until the definition is seen
+      KernelInfo pending;
+      pending.name = fd->getNameAsString();
+      pending.mangled_name = m;
+      pending.notes.push_back("pending");
+      pending.declarations = 1;
+      manifest.kernels.push_back(std::move(pending));
+    }
   }
 
   // Launch sites written in this unit's main file.
@@ -400,6 +430,7 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
       pending.name = callee->getNameAsString();
       pending.mangled_name = key;
       pending.notes.push_back("pending");
+      pending.declarations = 0;  // the prototypes are counted above
       pending.launches.push_back(ls);
       manifest.kernels.push_back(std::move(pending));
       continue;
@@ -435,8 +466,10 @@ Manifest extractManifest(const std::string& target, const std::vector<SourceToPa
     KernelInfo* target_k = nullptr;
     for (auto& k : merged)
       if (k.mangled_name == p.mangled_name || (k.is_template && k.name == p.mangled_name)) target_k = &k;
-    if (target_k)
+    if (target_k) {
       for (auto& l : p.launches) target_k->launches.push_back(l);
+      target_k->declarations += p.declarations;
+    }
   }
   m.kernels = std::move(merged);
   for (auto& k : m.kernels) {

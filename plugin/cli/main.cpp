@@ -11,6 +11,7 @@
 #include "core/fs.h"
 #include "core/skill.h"
 #include "gate/selection.h"
+#include "capture.h"
 #include "optimize.h"
 #include "setup.h"
 
@@ -19,9 +20,22 @@ using namespace klineage;
 
 namespace {
 
-int cmdExtract(const std::string& config, const std::string& out) {
-  TargetSetup t = loadTargetSetup(config);
-  Manifest m = extractManifest(t.config.target, t.toParse());
+// With --source: parse the given files with nvcc-style flags, no CMake project needed.
+int cmdExtract(const std::string& config, const std::string& out, const std::vector<std::string>& sources,
+               const std::vector<std::string>& nvcc_flags) {
+  Manifest m;
+  if (!sources.empty()) {
+    std::vector<std::string> argv{"nvcc"};
+    argv.insert(argv.end(), nvcc_flags.begin(), nvcc_flags.end());
+    CudaFlags flags = parseCudaFlags(argv, fs::current_path().string());
+    ClangParseSetup ps = defaultParseSetup("/usr/local/cuda/bin/nvcc");
+    std::vector<SourceToParse> todo;
+    for (const auto& s : sources) todo.push_back({fs::absolute(s).lexically_normal().string(), clangArgsFor(flags, ps)});
+    m = extractManifest("(files)", todo);
+  } else {
+    TargetSetup t = loadTargetSetup(config);
+    m = extractManifest(t.config.target, t.toParse());
+  }
   std::string text = nlohmann::json(m).dump(2) + "\n";
   if (out.empty() || out == "-") {
     std::cout << text;
@@ -109,6 +123,38 @@ int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, c
   return kExitBadInput;
 }
 
+// Captures the launches of a program (the config's RUN command unless one is given after --).
+int cmdCapture(const std::string& config_path, const std::string& out, std::vector<std::string> command,
+               unsigned max_shapes, unsigned long long max_bytes, double timeout_s) {
+  TargetSetup t = loadTargetSetup(config_path);
+  if (command.empty()) command = t.config.run_command;
+  if (command.empty())
+    throw InputError(config_path, 0, 0, "no program to capture: give one after -- or RUN in klineage_optimize()");
+  Manifest m = extractManifest(t.config.target, t.toParse());
+  CaptureOptions co;
+  co.out_dir = out.empty() ? (fs::path(t.config.out_dir) / "captures" / "manual").string() : out;
+  co.command = command;
+  for (const auto& k : m.kernels) {
+    if (!k.is_template) {
+      co.kernels_mangled.push_back(k.mangled_name);
+      co.kernels_names.push_back(k.name);
+    }
+    for (const auto& inst : k.instantiations) {
+      co.kernels_mangled.push_back(inst);
+      co.kernels_names.push_back(k.name);
+    }
+  }
+  co.max_shapes = max_shapes ? max_shapes : t.config.capture_max_shapes;
+  co.max_bytes = max_bytes ? max_bytes : t.config.capture_max_bytes;
+  co.timeout_s = timeout_s > 0 ? timeout_s : t.config.capture_timeout_s;
+  CaptureSummary sum;
+  int rc = runCapture(co, &sum);
+  if (rc == kExitOk)
+    say("klineage: " + std::to_string(sum.records.size()) + " launches recorded (" + std::to_string(sum.bytes) +
+        " bytes) in " + co.out_dir);
+  return rc;
+}
+
 std::vector<std::string> defaultSkillDirs() {
   if (const char* e = std::getenv("KLINEAGE_SKILLS_DIR")) return {e};
   char buf[4096];
@@ -134,8 +180,12 @@ int main(int argc, char** argv) {
   OptimizeOptions opt;
 
   auto* extract = app.add_subcommand("extract", "List every __global__ kernel of the target (and its launch sites) as a JSON manifest.");
-  extract->add_option("--config", config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
+  std::vector<std::string> extract_sources, extract_flags;
+  auto* ex_config = extract->add_option("--config", config, "config.json written by klineage_optimize()")->check(CLI::ExistingFile);
   extract->add_option("-o,--out", out, "where to write the manifest (default: stdout)");
+  extract->add_option("--source", extract_sources, "parse these files instead of a target's (with the flags after --)")
+      ->check(CLI::ExistingFile)->excludes(ex_config);
+  extract->add_option("flags", extract_flags, "nvcc-style flags for --source (-I, -D, -std, -arch), after --");
 
   auto* optimize = app.add_subcommand("optimize", "Extract, apply every applicable set of skills, gate each variant (compile, "
                                                   "correctness, profile) and keep the fastest passing one per kernel.");
@@ -156,6 +206,19 @@ int main(int argc, char** argv) {
   materialize->add_option("--config", config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
   materialize->add_option("--source", source, "the original source file")->required();
 
+  auto* capture = app.add_subcommand("capture", "Run a program under CUPTI capture and record the first launches of the "
+                                                "target's kernels (geometry, arguments, device memory before and after).");
+  std::vector<std::string> capture_cmd;
+  unsigned capture_shapes = 0;
+  unsigned long long capture_bytes = 0;
+  double capture_timeout = 0;
+  capture->add_option("--config", config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
+  capture->add_option("-o,--out", out, "capture directory (default: <out_dir>/captures/manual)");
+  capture->add_option("--max-shapes", capture_shapes, "distinct launch shapes per kernel (default 3)");
+  capture->add_option("--max-bytes", capture_bytes, "cap on snapshot bytes (default 4 GiB)");
+  capture->add_option("--timeout", capture_timeout, "seconds before the program is killed (default 300)");
+  capture->add_option("command", capture_cmd, "the program and its arguments, after -- (default: the RUN of the config)");
+
   auto* skills = app.add_subcommand("skills", "Inspect the skill library: list, show <id>, validate.");
   skills->add_option("action", action, "list | show | validate")->required()->check(CLI::IsMember({"list", "show", "validate"}));
   skills->add_option("id", skill_id, "skill id (for show)");
@@ -167,7 +230,13 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitBadInput;
   }
   try {
-    if (extract->parsed()) return cmdExtract(config, out);
+    if (extract->parsed()) {
+      if (config.empty() && extract_sources.empty()) {
+        std::cerr << "klineage: error: extract needs --config <config.json> or --source <file>...\n";
+        return kExitBadInput;
+      }
+      return cmdExtract(config, out, extract_sources, extract_flags);
+    }
     if (optimize->parsed()) return runOptimize(opt);
     if (gate->parsed()) {
       opt.skip_skills = true;
@@ -176,6 +245,7 @@ int main(int argc, char** argv) {
       return runOptimize(opt);
     }
     if (materialize->parsed()) return cmdMaterialize(config, source);
+    if (capture->parsed()) return cmdCapture(config, out, capture_cmd, capture_shapes, capture_bytes, capture_timeout);
     if (skills->parsed()) {
       if (action == "show" && skill_id.empty()) {
         std::cerr << "klineage: error: skills show needs a skill id\n";

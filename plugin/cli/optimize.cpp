@@ -10,55 +10,104 @@
 #include <nlohmann/json.hpp>
 
 #include "apply.h"
+#include "capture.h"
+#include "core/capture_facts.h"
 #include "core/diag.h"
 #include "core/fs.h"
+#include "core/launch_record.h"
 #include "core/skill.h"
 #include "core/workload.h"
 #include "gate/selection.h"
 #include "setup.h"
+#include "variants.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
 
 namespace {
 
-TransformParams paramsOf(const Skill& s) {
-  TransformParams p;
-  for (auto& [k, v] : s.params.items()) p[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return p;
-}
-
 std::string shortName(const std::string& path) { return fs::path(path).filename().string(); }
 
-// The block size every launch uses: the workload's, and every launch site that clang can evaluate
-// must agree; a launch site it cannot evaluate leaves it unknown.
-std::optional<long long> commonBlockSize(const KernelInfo& k, const PreparedLaunch* pl) {
-  std::optional<long long> b;
-  if (pl) {
-    if (pl->block.y != 1 || pl->block.z != 1) return std::nullopt;
-    b = pl->block.x;
-  }
-  for (const auto& l : k.launches) {
-    if (!l.block_value) return std::nullopt;
-    if (b && *b != *l.block_value) return std::nullopt;
-    b = l.block_value;
-  }
+// The block size every launch uses: the gated launch's, and every launch site that clang can
+// evaluate must agree; a launch site it cannot evaluate leaves it unknown.
+std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
+  if (block.y != 1 || block.z != 1) return std::nullopt;
+  long long b = block.x;
+  for (const auto& r : recs)
+    if (r.block.x != b || r.block.y != 1 || r.block.z != 1) return std::nullopt;
+  for (const auto& l : k.launches)
+    if (!l.block_value || *l.block_value != b) return std::nullopt;
   return b;
 }
 
-struct KernelPlan {
-  const KernelInfo* info = nullptr;
-  const WorkloadKernel* wk = nullptr;
-  std::optional<PreparedLaunch> launch;
-  std::optional<WorkloadFacts> facts;
-  bool geometry_may_change = false;
+struct CaptureFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
-std::string relUnder(const std::string& path, const std::string& base) {
-  std::error_code ec;
-  auto rel = fs::relative(path, base, ec);
-  if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return "_ext/" + fnv1a64Hex(path).substr(0, 8) + "/" + shortName(path);
-  return rel.string();
+// Captures (or reuses) the RUN program's launches. Key: the kernels' source hashes, the program's
+// bytes and its command line, so a capture is reused until one of them changes.
+std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(const Config& cfg, const Manifest& manifest,
+                                                               const fs::path& out) {
+  std::string key_text;
+  for (const auto& k : manifest.kernels) key_text += k.mangled_name + "=" + k.source_hash + ";";
+  for (const auto& a : cfg.run_command) key_text += a + "\x1f";
+  std::string program_hash = "(none)";
+  if (!cfg.run_command.empty() && fs::exists(cfg.run_command[0])) program_hash = fnv1a64Hex(readFile(cfg.run_command[0]));
+  key_text += program_hash;
+  const fs::path root = out / "captures";
+  const fs::path dir = root / fnv1a64Hex(key_text);
+
+  auto load = [&]() {
+    CaptureSummary sum = nlohmann::json::parse(readFile(dir / "capture.json")).get<CaptureSummary>();
+    std::map<std::string, std::vector<LaunchRecord>> by_kernel;
+    for (const auto& rel : sum.records) {
+      LaunchRecord r = loadRecord((dir / rel).string());
+      const KernelInfo* k = manifest.find(r.mangled);
+      if (k) by_kernel[k->name].push_back(std::move(r));
+    }
+    return by_kernel;
+  };
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (fs::exists(dir / "capture.json")) {
+      try {
+        auto recs = load();
+        say("klineage: reusing the capture in " + dir.string());
+        return recs;
+      } catch (const std::exception& e) {
+        warn(std::string("the capture in ") + dir.string() + " is corrupt (" + e.what() + "); capturing again");
+        fs::remove_all(dir);
+      }
+    }
+    // Old captures (other programs, older kernels) are no longer useful.
+    std::error_code ec;
+    if (fs::exists(root))
+      for (const auto& e : fs::directory_iterator(root, ec))
+        if (e.path() != dir) fs::remove_all(e.path(), ec);
+    CaptureOptions co;
+    co.out_dir = dir.string();
+    co.command = cfg.run_command;
+    for (const auto& k : manifest.kernels)
+      if (!k.is_template) {
+        co.kernels_mangled.push_back(k.mangled_name);
+        co.kernels_names.push_back(k.name);
+      } else {
+        for (const auto& m : k.instantiations) {
+          co.kernels_mangled.push_back(m);
+          co.kernels_names.push_back(k.name);
+        }
+      }
+    co.max_shapes = cfg.capture_max_shapes;
+    co.max_bytes = cfg.capture_max_bytes;
+    co.timeout_s = cfg.capture_timeout_s;
+    co.library = findCaptureLibrary();
+    std::string cmd;
+    for (const auto& a : cfg.run_command) cmd += (cmd.empty() ? "" : " ") + a;
+    say("klineage: capturing the launches of: " + cmd);
+    CaptureSummary sum;
+    int rc = runCapture(co, &sum);
+    if (rc != 0) throw CaptureFailed("capturing `" + cmd + "` failed (see above); nothing was selected");
+  }
+  return load();
 }
 
 }  // namespace
@@ -91,7 +140,58 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     validateWorkload(*workload, manifest);
   }
 
-  // 3. Plan each kernel.
+  // 3. Device, and the launches the RUN program makes.
+  std::unique_ptr<GpuRunner> own_runner;
+  GpuRunner* runner = runner_in;
+  if (!runner) {
+    own_runner = makeChildRunner(cfg.runner.empty() ? "klineage-runner" : cfg.runner);
+    runner = own_runner.get();
+  }
+  DeviceProbe dev = runner->probe();
+  const bool gpu = dev.available;
+  std::map<std::string, std::vector<LaunchRecord>> captured;
+  if (!cfg.run_command.empty()) {
+    if (!gpu) {
+      say("klineage: no CUDA device: the RUN program cannot be captured; using the workload where there is one");
+    } else {
+      try {
+        captured = obtainCaptures(cfg, manifest, out);
+      } catch (const CaptureFailed& e) {
+        std::cerr << "klineage: error: " << e.what() << std::endl;
+        return kExitFailure;
+      }
+    }
+  }
+
+  // 4. Compile the original translation units (replay fidelity and every variant need them).
+  std::unique_ptr<Compiler> own_compiler;
+  Compiler* compiler = compiler_in;
+  if (!compiler) {
+    own_compiler = makeProcessCompiler();
+    compiler = own_compiler.get();
+  }
+  const std::string arch = gpu && !dev.arch.empty() ? dev.arch : "";
+  const unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+  auto archFor = [&](const std::string& f) { return arch.empty() ? highestArch(setup.nvcc_flags.at(f)) : arch; };
+  std::map<std::string, std::string> original_cubin;  // kernel file -> cubin ("" when it failed)
+  std::map<std::string, std::string> original_log;
+  {
+    std::vector<CompileRequest> reqs;
+    std::set<std::string> files;
+    for (const auto& k : manifest.kernels)
+      if (!k.is_template && !k.in_header && (opt.only_kernel.empty() || k.name == opt.only_kernel)) files.insert(k.range.file);
+    for (const auto& f : files) {
+      std::string cubin = (out / "gate" / "original" / (fnv1a64Hex(f).substr(0, 8) + "-" + shortName(f) + ".cubin")).string();
+      reqs.push_back({f, nvccCubinArgs(cfg.nvcc, setup.nvcc_flags.at(f), archFor(f), f, cubin), cubin});
+    }
+    auto res = compileAll(*compiler, reqs, jobs);
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      original_cubin[reqs[i].id] = res[i].ok ? reqs[i].cubin : "";
+      original_log[reqs[i].id] = res[i].log;
+    }
+  }
+
+  // 5. Plan each kernel: a captured launch that replays faithfully, else the declared workload.
   std::vector<KernelPlan> plans;
   std::vector<nlohmann::json> skipped;
   auto skip = [&](const KernelInfo& k, const std::string& why) {
@@ -105,111 +205,108 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     KernelPlan p;
     p.info = &k;
     p.wk = workload ? workload->find(k.name) : nullptr;
-    if (!p.wk) {
-      skip(k, workload ? "no [kernel." + k.name + "] entry in " + *cfg.workload + ": nothing to run it with"
-                       : "no WORKLOAD given: nothing to run it with (declare one in klineage_optimize(... WORKLOAD file))");
-      continue;
-    }
-    p.launch = prepareLaunch(*p.wk, k);
-    p.facts = deriveFacts(*p.launch);
     bool launches_in_target = !k.launches.empty();
     for (const auto& l : k.launches) launches_in_target &= l.in_target_sources;
     p.geometry_may_change = launches_in_target;
-    plans.push_back(p);
-  }
-
-  // 4. Variants: every set of applicable skills, each step re-parsed.
-  std::vector<VariantReport> reports;
-  Overlay originals;
-  for (const auto& f : setup.originals) originals[f] = readFile(f);
-  for (auto& plan : plans) {
-    const KernelInfo& k = *plan.info;
-    const std::string& file = k.range.file;
-    TransformFacts tfacts;
-    tfacts.block_size = commonBlockSize(k, plan.launch ? &*plan.launch : nullptr);
-    VariantReport orig;
-    orig.variant.id = k.name + "/original";
-    orig.variant.kernel = k.name;
-    orig.variant.kernel_file = file;
-    orig.variant.source = file;
-    orig.variant.mangled_name = k.mangled_name;
-    orig.variant.is_original = true;
-    reports.push_back(orig);
-
-    struct State {
-      Overlay overlay;
-      std::vector<const Skill*> chain;
-      GeometryChange geometry;
-      KernelInfo info;
-    };
-    std::vector<State> frontier{{originals, {}, {}, k}};
-    std::set<std::set<std::string>> seen;
-    unsigned made = 0;
-    std::set<std::string> refused_logged;
-    while (!frontier.empty() && made < cfg.budget) {
-      std::vector<State> next;
-      for (const State& st : frontier) {
-        for (const Skill& s : skills) {
-          if (made >= cfg.budget) break;
-          bool used = false;
-          for (auto* c : st.chain) used |= c->id == s.id;
-          if (used) continue;
-          std::set<std::string> key;
-          for (auto* c : st.chain) key.insert(c->id);
-          key.insert(s.id);
-          if (seen.count(key)) continue;
-          std::string why;
-          const WorkloadFacts* wf = plan.facts ? &*plan.facts : nullptr;
-          if (!preconditionsHold(s, st.info, wf, &why)) {
-            if (st.chain.empty() && refused_logged.insert(s.id).second)
-              say("  " + k.name + ": skill " + s.id + " not applicable: " + why);
-            continue;
+    std::string replay_problem;
+    auto cit = captured.find(k.name);
+    if (cit != captured.end() && !cit->second.empty()) {
+      p.records = cit->second;
+      // Gate on the largest captured launch; facts must hold for every captured launch.
+      const LaunchRecord* big = &p.records[0];
+      auto bytes = [](const LaunchRecord& r) {
+        unsigned long long b = 0;
+        for (const auto& a : r.allocations) b += a.size;
+        return b;
+      };
+      for (const auto& r : p.records)
+        if (bytes(r) > bytes(*big)) big = &r;
+      if (original_cubin[k.range.file].empty()) {
+        replay_problem = "the original did not compile";
+      } else {
+        // Fidelity: the original, replayed, must reproduce what the program's run left in memory.
+        RunnerJob job;
+        job.original = {original_cubin[k.range.file], k.mangled_name, big->grid, big->block, big->shmem};
+        job.variant = job.original;
+        job.profile.enabled = false;
+        if (p.wk) job.tolerance = p.wk->check;
+        ReplaySpec rs;
+        rs.record_dir = big->dir;
+        for (const auto& prm : k.params) {
+          rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
+          rs.param_names.push_back(prm.name);
+        }
+        rs.check_fidelity = true;
+        job.replay = rs;
+        RunnerResult fr = runner->run(job, (out / "gate" / k.name / "fidelity").string(), cfg.timeout_s * 3);
+        if (fr.status == "error") {
+          replay_problem = "the capture cannot be replayed: " + fr.reason;
+        } else if (fr.fidelity_ok && *fr.fidelity_ok) {
+          p.replay = *big;
+          p.tol = job.tolerance;
+          if (fr.nondeterministic) {
+            p.tol.atol = std::max(p.tol.atol, fr.widened_atol);
+            p.tol.rtol = std::max(p.tol.rtol, fr.widened_rtol);
+            p.notes.push_back("the original differs from itself between runs; tolerance widened to rtol " +
+                              std::to_string(p.tol.rtol) + ", atol " + std::to_string(p.tol.atol));
+            say("  " + k.name + ": " + p.notes.back());
           }
-          const Transform* t = findTransform(s.transform);
-          StepResult step = applyStep(st.overlay, setup.clang_args, file, k.name, *t, Direction::Forward, paramsOf(s), tfacts);
-          if (!step.applied) {
-            if (st.chain.empty() && refused_logged.insert(s.id).second)
-              say("  " + k.name + ": skill " + s.id + " made no edit: " + step.reason +
-                  (step.errors.empty() ? "" : " (" + step.errors[0] + ")"));
-            continue;
-          }
-          GeometryChange g = st.geometry;
-          g.compose(step.geometry);
-          if (g.changes() && !plan.geometry_may_change) {
-            if (refused_logged.insert(s.id + "/geometry").second)
-              say("  " + k.name + ": skill " + s.id +
-                  " needs a launch-geometry change, but the kernel is launched from outside the target's sources "
-                  "(or no launch site was found): only geometry-preserving variants are gated");
-            continue;
-          }
-          seen.insert(key);
-          State ns{std::move(step.overlay), st.chain, g, step.kernel_after};
-          ns.chain.push_back(&s);
-          ++made;
-          VariantReport rep;
-          Variant& v = rep.variant;
-          v.id = k.name + "/" + std::to_string(made);
-          v.kernel = k.name;
-          v.kernel_file = file;
-          for (auto* c : ns.chain) {
-            v.skills.push_back(c->id);
-            v.transforms.push_back(c->transform);
-          }
-          v.geometry = g;
-          v.mangled_name = ns.info.mangled_name;
-          v.diff = describeDiff(originals.at(file), ns.overlay.at(file));
-          fs::path dir = out / "variants" / k.name / std::to_string(made);
-          v.source = (dir / shortName(file)).string();
-          atomicWrite(v.source, ns.overlay.at(file));
-          atomicWrite(dir / "variant.json", nlohmann::json(v).dump(2) + "\n");
-          reports.push_back(rep);
-          next.push_back(std::move(ns));
+        } else {
+          replay_problem = "not replayable: " + (fr.fidelity_reason.empty() ? fr.reason : fr.fidelity_reason);
         }
       }
-      frontier = std::move(next);
+      if (!replay_problem.empty()) say("  " + k.name + ": " + replay_problem);
+    } else if (!captured.empty() || (!cfg.run_command.empty() && gpu)) {
+      replay_problem = "the RUN program did not launch it";
     }
+    if (p.replay) {
+      p.facts = factsFromRecords(p.records, k);
+      p.facts_source = "capture";
+      p.grid = p.replay->grid;
+      p.block = p.replay->block;
+      p.shmem = p.replay->shmem;
+      p.timeout_s = p.wk && p.wk->timeout_s ? *p.wk->timeout_s : cfg.timeout_s;
+      say("  " + k.name + ": gated on its captured launch (" + describeFacts(*p.facts) + ")");
+    } else if (p.wk) {
+      if (!replay_problem.empty()) say("  " + k.name + ": falling back to the workload entry in " + *cfg.workload);
+      p.launch = prepareLaunch(*p.wk, k);
+      p.facts = deriveFacts(*p.launch);
+      p.facts_source = "workload";
+      p.grid = p.launch->grid;
+      p.block = p.launch->block;
+      p.shmem = p.launch->shmem;
+      p.tol = p.launch->tol;
+      p.timeout_s = p.launch->timeout_s;
+    } else {
+      std::string why = !replay_problem.empty() ? replay_problem + ", and no workload entry to fall back to"
+                        : workload ? "no [kernel." + k.name + "] entry in " + *cfg.workload + ": nothing to run it with"
+                                   : "no WORKLOAD or RUN given: nothing to run it with";
+      skip(k, why);
+      continue;
+    }
+    p.block_size = commonBlockSize(k, p.block, p.records);
+    if (p.notes.empty() && p.replay && p.records.size() > 1)
+      p.notes.push_back(std::to_string(p.records.size()) + " launch shapes captured; gated on the largest");
+    plans.push_back(std::move(p));
   }
 
+  // 6. Variants.
+  Overlay originals;
+  for (const auto& f : setup.originals) originals[f] = readFile(f);
+  std::vector<VariantReport> reports;
+  for (const auto& plan : plans) {
+    VariantReport orig;
+    orig.variant = {plan.info->name + "/original", plan.info->name, plan.info->range.file, {}, {}, {},
+                    plan.info->range.file, plan.info->mangled_name, "", true};
+    orig.cubin = original_cubin[plan.info->range.file];
+    if (orig.cubin.empty()) {
+      orig.outcome = Outcome::CompileFailed;
+      orig.reason = original_log[plan.info->range.file].substr(0, 4000);
+    }
+    reports.push_back(orig);
+    if (!opt.skip_skills)
+      for (auto& r : generateVariants(plan, skills, setup, originals, out.string(), cfg.budget)) reports.push_back(std::move(r));
+  }
   // A hand-written variant (klineage gate --variant): gated exactly like the generated ones.
   if (!opt.extra_variant_source.empty()) {
     const KernelInfo* k = manifest.find(opt.extra_variant_kernel);
@@ -230,221 +327,115 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     rep.variant.source = (out / "variants" / k->name / "hand-written" / shortName(k->range.file)).string();
     atomicWrite(rep.variant.source, text);
     reports.push_back(rep);
-    bool have_orig = false;
-    for (auto& r : reports) have_orig |= r.variant.is_original && r.variant.kernel == k->name;
-    if (!have_orig) {
-      VariantReport orig;
-      orig.variant.id = k->name + "/original";
-      orig.variant.kernel = k->name;
-      orig.variant.kernel_file = k->range.file;
-      orig.variant.source = k->range.file;
-      orig.variant.mangled_name = k->mangled_name;
-      orig.variant.is_original = true;
-      reports.push_back(orig);
-    }
   }
 
-  // 5. Device, then compile everything for its architecture.
-  std::unique_ptr<GpuRunner> own_runner;
-  GpuRunner* runner = runner_in;
-  if (!runner) {
-    std::string path = cfg.runner.empty() ? "klineage-runner" : cfg.runner;
-    own_runner = makeChildRunner(path);
-    runner = own_runner.get();
-  }
-  DeviceProbe dev = runner->probe();
-  std::string arch = dev.available && !dev.arch.empty() ? dev.arch : "";
-  std::unique_ptr<Compiler> own_compiler;
-  Compiler* compiler = compiler_in;
-  if (!compiler) {
-    own_compiler = makeProcessCompiler();
-    compiler = own_compiler.get();
-  }
+  // 7. Compile the variants.
   std::vector<CompileRequest> reqs;
-  std::map<std::string, size_t> original_req;  // original file -> request index
-  std::vector<size_t> req_of(reports.size(), SIZE_MAX);
+  std::vector<size_t> req_of;
   for (size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
+    if (r.variant.is_original) continue;
     const std::string& f = r.variant.kernel_file;
-    const CudaFlags& flags = setup.nvcc_flags.at(f);
-    std::string a = arch.empty() ? highestArch(flags) : arch;
-    if (r.variant.is_original) {
-      auto it = original_req.find(f);
-      if (it != original_req.end()) {
-        req_of[i] = it->second;
-        continue;
-      }
-      std::string cubin = (out / "gate" / "original" / (fnv1a64Hex(f).substr(0, 8) + "-" + shortName(f) + ".cubin")).string();
-      reqs.push_back({r.variant.id, nvccCubinArgs(cfg.nvcc, flags, a, f, cubin), cubin});
-      original_req[f] = reqs.size() - 1;
-      req_of[i] = reqs.size() - 1;
-    } else {
-      std::string cubin = (out / "gate" / r.variant.kernel / (fs::path(r.variant.source).parent_path().filename().string() + ".cubin")).string();
-      reqs.push_back({r.variant.id,
-                      nvccCubinArgs(cfg.nvcc, flags, a, r.variant.source, cubin, {fs::path(f).parent_path().string()}),
-                      cubin});
-      req_of[i] = reqs.size() - 1;
-    }
+    std::string cubin = (out / "gate" / r.variant.kernel / (fs::path(r.variant.source).parent_path().filename().string() + ".cubin")).string();
+    reqs.push_back({r.variant.id,
+                    nvccCubinArgs(cfg.nvcc, setup.nvcc_flags.at(f), archFor(f), r.variant.source, cubin,
+                                  {fs::path(f).parent_path().string()}),
+                    cubin});
+    req_of.push_back(i);
   }
-  unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
-  say("klineage: compiling " + std::to_string(reqs.size()) + " translation units (" + std::to_string(jobs) + " at a time)");
+  say("klineage: compiling " + std::to_string(reqs.size()) + " variants (" + std::to_string(jobs) + " at a time)");
   std::vector<CompileResult> compiled = compileAll(*compiler, reqs, jobs);
-  std::map<std::string, bool> original_ok;
-  for (size_t i = 0; i < reports.size(); ++i) {
-    auto& r = reports[i];
-    const CompileResult& c = compiled[req_of[i]];
-    r.cubin = reqs[req_of[i]].cubin;
-    r.compile_s = c.seconds;
-    if (!c.ok) {
+  for (size_t j = 0; j < reqs.size(); ++j) {
+    auto& r = reports[req_of[j]];
+    r.cubin = reqs[j].cubin;
+    r.compile_s = compiled[j].seconds;
+    if (!compiled[j].ok) {
       r.outcome = Outcome::CompileFailed;
-      r.reason = c.log.substr(0, 4000);
+      r.reason = compiled[j].log.substr(0, 4000);
     }
-    if (r.variant.is_original) original_ok[r.variant.kernel] = c.ok;
   }
 
-  // 6. Run.
-  bool gpu = dev.available;
+  // 8. Run.
   if (!gpu) {
     say("klineage: no CUDA device found (" + dev.reason + ").");
     say("klineage: extracted, rewrote and compiled the variants; kept the original kernels (nothing was gated).");
-    for (auto& r : reports)
-      if (r.outcome != Outcome::CompileFailed) {
-        r.outcome = Outcome::NotRun;
-        r.reason = "no CUDA device";
-      }
   } else {
     say("klineage: gating on " + dev.device + " (" + dev.arch + ")");
   }
   for (const auto& plan : plans) {
+    const VariantReport* orig = nullptr;
+    for (const auto& o : reports)
+      if (o.variant.is_original && o.variant.kernel == plan.info->name) orig = &o;
     for (auto& r : reports) {
       if (r.variant.kernel != plan.info->name) continue;
       if (r.variant.is_original) {
         if (r.outcome == Outcome::CompileFailed) say(progressLine(r));
         continue;
       }
-      if (gpu && r.outcome != Outcome::CompileFailed) {
-        if (!original_ok[r.variant.kernel]) {
+      if (r.outcome != Outcome::CompileFailed) {
+        if (!gpu) {
+          r.outcome = Outcome::NotRun;
+          r.reason = "no CUDA device";
+        } else if (orig->cubin.empty()) {
           r.outcome = Outcome::NotRun;
           r.reason = "the original kernel did not compile";
         } else {
-          const VariantReport* orig = nullptr;
-          for (auto& o : reports)
-            if (o.variant.is_original && o.variant.kernel == r.variant.kernel) orig = &o;
           RunnerJob job;
-          const PreparedLaunch& pl = *plan.launch;
-          job.params = pl.params;
-          job.tolerance = pl.tol;
-          job.original = {orig->cubin, orig->variant.mangled_name, pl.grid, pl.block, pl.shmem};
-          job.variant = {r.cubin, r.variant.mangled_name, applyGrid(r.variant.geometry, pl.grid),
-                         applyBlock(r.variant.geometry, pl.block), pl.shmem};
-          double timeout = plan.wk && plan.wk->timeout_s ? *plan.wk->timeout_s : cfg.timeout_s;
+          job.tolerance = plan.tol;
+          job.original = {orig->cubin, orig->variant.mangled_name, plan.grid, plan.block, plan.shmem};
+          job.variant = {r.cubin, r.variant.mangled_name, applyGrid(r.variant.geometry, plan.grid),
+                         applyBlock(r.variant.geometry, plan.block), plan.shmem};
+          if (plan.replay) {
+            ReplaySpec rs;
+            rs.record_dir = plan.replay->dir;
+            for (const auto& prm : plan.info->params) {
+              rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
+              rs.param_names.push_back(prm.name);
+            }
+            rs.check_fidelity = false;  // checked once above
+            job.replay = rs;
+          } else {
+            job.params = plan.launch->params;
+          }
           std::string wd = (out / "gate" / r.variant.kernel / fs::path(r.cubin).stem()).string();
-          recordRun(r, runner->run(job, wd, timeout));
+          recordRun(r, runner->run(job, wd, plan.timeout_s));
         }
       }
       say(progressLine(r));
     }
   }
-  // hand-written variants for kernels without a plan cannot run (no workload)
   for (auto& r : reports)
     if (!r.variant.is_original && r.outcome == Outcome::NotRun && r.reason.empty()) r.reason = "no workload for this kernel";
 
-  // 7. Select and write.
-  auto best = selectBest(reports);
-  Selection sel;
+  // 9. Select and write: the report first, the selection (what the build reads) last.
+  auto best = gpu ? selectBest(reports) : std::map<std::string, const VariantReport*>{};
   std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::system_clock::now().time_since_epoch()).count());
-  fs::path sel_dir = out / "selected" / gen;
-  if (gpu && opt.write_selection && !best.empty()) {
-    Overlay o = originals;
-    std::map<std::string, std::vector<std::string>> launch_edits;  // file -> kernels
-    std::map<std::string, std::vector<SelectedKernel>> kernels_in;  // file -> kernels optimized
-    for (const auto& [name, rep] : best) {
-      const Variant& v = rep->variant;
-      const KernelInfo* k = manifest.find(name);
-      Overlay trial = o;
-      bool ok = true;
-      if (v.skills.empty()) {
-        // hand-written: take its text for the kernel's file as a whole
-        trial[v.kernel_file] = readFile(v.source);
-      }
-      for (const auto& sid : v.skills) {
-        const Skill* s = nullptr;
-        for (const auto& x : skills)
-          if (x.id == sid) s = &x;
-        TransformFacts tf;
-        const KernelPlan* plan = nullptr;
-        for (const auto& p : plans)
-          if (p.info->name == name) plan = &p;
-        tf.block_size = commonBlockSize(*k, plan && plan->launch ? &*plan->launch : nullptr);
-        StepResult st = applyStep(trial, setup.clang_args, v.kernel_file, name, *findTransform(s->transform),
-                                  Direction::Forward, paramsOf(*s), tf);
-        if (!st.applied) {
-          warn("re-applying " + sid + " to " + name + " for the selected source failed: " + st.reason + "; keeping the original");
-          ok = false;
-          break;
-        }
-        trial = std::move(st.overlay);
-      }
-      if (!ok) continue;
-      if (trial.at(v.kernel_file) != readFile(v.source) && !v.skills.empty()) {
-        // Other kernels of the file were rewritten first; the kernel itself must match what was gated.
-        Manifest a = extractManifest(cfg.target, {{v.kernel_file, setup.clang_args.at(v.kernel_file)}}, trial);
-        Overlay gated = originals;
-        gated[v.kernel_file] = readFile(v.source);
-        Manifest b = extractManifest(cfg.target, {{v.kernel_file, setup.clang_args.at(v.kernel_file)}}, gated);
-        const KernelInfo* ka = a.find(name);
-        const KernelInfo* kb = b.find(name);
-        if (!ka || !kb || ka->source_hash != kb->source_hash) {
-          warn("the selected source for " + name + " would differ from the gated variant; keeping the original");
-          continue;
-        }
-      }
-      std::string why;
-      unsigned n = 0;
-      Overlay before = trial;
-      if (!rewriteLaunches(trial, setup.clang_args, name, v.geometry, &why, &n)) {
-        warn("cannot rewrite the launches of " + name + ": " + why + "; keeping the original");
-        continue;
-      }
-      for (const auto& [f, text] : trial)
-        if (before.at(f) != text) launch_edits[f].push_back(name);
-      o = std::move(trial);
-      SelectedKernel sk{name, k->source_hash, v.id, v.skills, v.geometry, rep->speedup};
-      kernels_in[v.kernel_file].push_back(sk);
-    }
-    for (const auto& f : setup.originals) {
-      if (o.at(f) == originals.at(f)) continue;
-      SelectedSource ss;
-      ss.original = f;
-      const SourcePair* sp = cfg.findOriginal(f);
-      ss.selected = (sel_dir / relUnder(sp && !sp->materialized.empty() ? sp->materialized : f,
-                                        (out / "src").string())).string();
-      ss.kernels = kernels_in[f];
-      ss.launches_rewritten_for = launch_edits[f];
-      ss.depends_on[f] = fnv1a64Hex(originals.at(f));
-      for (const auto& kn : ss.launches_rewritten_for) {
-        const KernelInfo* k = manifest.find(kn);
-        if (k) ss.depends_on[k->range.file] = fnv1a64Hex(originals.at(k->range.file));
-      }
-      atomicWrite(ss.selected, o.at(f));
-      sel.sources.push_back(ss);
-    }
+  const fs::path sel_dir = out / "selected" / gen;
+  SelectedFiles selected;
+  if (opt.write_selection && !best.empty()) {
+    selected = buildSelectedSources(best, plans, skills, setup, manifest, originals, sel_dir.string());
+    for (const auto& s : selected.selection.sources) atomicWrite(s.selected, selected.texts.at(s.original));
   }
-  // Report first, then the selection (what the build reads) last.
   nlohmann::json rep = {{"format", "klineage-report-1"}, {"target", cfg.target},
-                        {"device", dev.available ? nlohmann::json(dev.device) : nlohmann::json(nullptr)},
+                        {"device", gpu ? nlohmann::json(dev.device) : nlohmann::json(nullptr)},
                         {"device_reason", dev.reason}, {"arch", arch}, {"skipped", skipped}};
+  rep["kernels"] = nlohmann::json::array();
+  for (const auto& p : plans)
+    rep["kernels"].push_back({{"kernel", p.info->name}, {"gated_on", p.replay ? "capture" : "workload"},
+                              {"record", p.replay ? p.replay->dir : ""},
+                              {"facts", p.facts ? describeFacts(*p.facts) : ""}, {"notes", p.notes},
+                              {"grid", p.grid}, {"block", p.block}});
   rep["variants"] = nlohmann::json::array();
   for (const auto& r : reports) rep["variants"].push_back(r);
   rep["selected"] = nlohmann::json::object();
-  for (const auto& [name, r] : best) rep["selected"][name] = {{"variant", r->variant.id}, {"speedup", r->speedup}, {"skills", r->variant.skills}};
+  for (const auto& [name, r] : best)
+    rep["selected"][name] = {{"variant", r->variant.id}, {"speedup", r->speedup}, {"skills", r->variant.skills}};
   // `klineage gate` reports beside the optimize report, never over it.
   const fs::path report_path = out / (opt.write_selection ? "report.json" : "gate-report.json");
   atomicWrite(report_path, rep.dump(2) + "\n");
   if (opt.write_selection) {
-    atomicWrite(out / "selection.json", nlohmann::json(sel).dump(2) + "\n");
-    // previous generations of selected sources are no longer referenced
+    atomicWrite(out / "selection.json", nlohmann::json(selected.selection).dump(2) + "\n");
     std::error_code ec;
     if (fs::exists(out / "selected"))
       for (const auto& e : fs::directory_iterator(out / "selected", ec))
@@ -453,12 +444,17 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
 
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   unsigned counts[7] = {};
+  size_t n_variants = 0;
   for (const auto& r : reports)
-    if (!r.variant.is_original) ++counts[static_cast<int>(r.outcome)];
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "klineage: %zu variants: %u passed, %u slower, %u wrong-result, %u runtime-failed, %u timeout, %u compile-failed, %u not run (%.1f s)",
-                reports.size() - std::count_if(reports.begin(), reports.end(), [](auto& r) { return r.variant.is_original; }),
-                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], secs);
+    if (!r.variant.is_original) {
+      ++counts[static_cast<int>(r.outcome)];
+      ++n_variants;
+    }
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "klineage: %zu variants: %u passed, %u slower, %u wrong-result, %u runtime-failed, %u timeout, "
+                "%u compile-failed, %u not run (%.1f s)",
+                n_variants, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], secs);
   say(buf);
   for (const auto& [name, r] : best) {
     std::snprintf(buf, sizeof buf, "%.2fx", r->speedup);

@@ -60,12 +60,16 @@ std::vector<CompileCommand> loadCompileCommands(const std::string& path) {
   std::vector<CompileCommand> out;
   for (const auto& e : j) {
     CompileCommand c;
-    c.directory = e.value("directory", "");
-    c.file = e.value("file", "");
-    if (e.contains("arguments"))
-      c.arguments = e.at("arguments").get<std::vector<std::string>>();
-    else
-      c.arguments = splitCommandLine(e.value("command", ""));
+    try {  // wrong types (a number for "directory", a string for "arguments") are bad input too
+      c.directory = e.value("directory", "");
+      c.file = e.value("file", "");
+      if (e.contains("arguments"))
+        c.arguments = e.at("arguments").get<std::vector<std::string>>();
+      else
+        c.arguments = splitCommandLine(e.value("command", ""));
+    } catch (const nlohmann::json::exception& ex) {
+      throw InputError(path, 0, 0, "entry " + std::to_string(out.size()) + " is not a compile command: " + ex.what());
+    }
     if (!c.file.empty() && fs::path(c.file).is_relative()) c.file = (fs::path(c.directory) / c.file).lexically_normal().string();
     out.push_back(std::move(c));
   }
@@ -129,9 +133,10 @@ CudaFlags parseCudaFlags(const std::vector<std::string>& argv, const std::string
   for (size_t i = argv.empty() ? 0 : 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     std::string v;
-    if (a == "--options-file" || a == "-optf") {
-      if (i + 1 < argv.size()) {
-        std::string file = absolute(argv[++i], directory);
+    bool optf_eq = startsWith(a, "--options-file=") || startsWith(a, "-optf=");
+    if (a == "--options-file" || a == "-optf" || optf_eq) {
+      if (optf_eq || i + 1 < argv.size()) {
+        std::string file = absolute(optf_eq ? a.substr(a.find('=') + 1) : argv[++i], directory);
         std::vector<std::string> inner{"nvcc"};
         try {
           for (auto& t : splitCommandLine(readFile(file))) inner.push_back(t);

@@ -148,6 +148,14 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
         {{"enabled", job.profile.enabled}, {"warmup", job.profile.warmup}, {"min_runs", job.profile.min_runs},
          {"min_ms", job.profile.min_ms}, {"max_runs", job.profile.max_runs},
          {"flush_bytes", job.profile.flush_bytes}}}};
+  if (job.replay) {  // absent otherwise, so declared-workload jobs read as before
+    nlohmann::json types = nlohmann::json::array();
+    for (const auto& t : job.replay->param_elem_types)
+      types.push_back(t ? nlohmann::json(elemTypeName(*t)) : nlohmann::json(nullptr));
+    j["replay"] = {{"record_dir", job.replay->record_dir}, {"param_elem_types", types},
+                   {"param_names", job.replay->param_names},
+                   {"check_fidelity", job.replay->check_fidelity}, {"determinism_runs", job.replay->determinism_runs}};
+  }
 }
 
 void from_json(const nlohmann::json& j, RunnerJob& job) {
@@ -163,7 +171,10 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
   job = RunnerJob{};
   job.original = launch(j.at("original"));
   job.variant = launch(j.at("variant"));
-  for (const auto& q : j.at("params")) {
+  // A replay job needs no params; any other job must have them.
+  const nlohmann::json no_params = nlohmann::json::array();
+  const nlohmann::json& param_list = j.contains("replay") && !j.contains("params") ? no_params : j.at("params");
+  for (const auto& q : param_list) {
     ParamSpec p;
     p.name = q.value("name", "");
     p.is_buffer = q.value("kind", "scalar") == "buffer";
@@ -205,6 +216,30 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
     job.profile.max_runs = p.value("max_runs", 2000u);
     job.profile.flush_bytes = p.value("flush_bytes", 0ull);
   }
+  if (j.contains("replay") && !j.at("replay").is_null()) {
+    const auto& r = j.at("replay");
+    ReplaySpec spec;
+    spec.record_dir = r.value("record_dir", "");
+    if (r.contains("param_elem_types")) {
+      size_t i = 0;
+      for (const auto& t : r.at("param_elem_types")) {
+        if (t.is_null()) {
+          spec.param_elem_types.push_back(std::nullopt);
+        } else {
+          auto e = t.is_string() ? elemTypeFromName(t.get<std::string>()) : std::nullopt;
+          if (!e)
+            throw std::runtime_error("runner job: replay.param_elem_types[" + std::to_string(i) + "] is " + t.dump() +
+                                     ", not null or one of f32, f64, i8, u8, i16, u16, i32, u32, i64, u64");
+          spec.param_elem_types.push_back(e);
+        }
+        ++i;
+      }
+    }
+    spec.param_names = r.value("param_names", std::vector<std::string>{});
+    spec.check_fidelity = r.value("check_fidelity", true);
+    spec.determinism_runs = r.value("determinism_runs", 2u);
+    job.replay = std::move(spec);
+  }
 }
 
 void to_json(nlohmann::json& j, const RunnerResult& r) {
@@ -220,6 +255,11 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
        {"reason", r.reason}, {"device", r.device}, {"compares", cmp}, {"speedup", r.speedup}, {"noise", r.noise}};
   j["original_time"] = r.original_time ? nlohmann::json(*r.original_time) : nlohmann::json(nullptr);
   j["variant_time"] = r.variant_time ? nlohmann::json(*r.variant_time) : nlohmann::json(nullptr);
+  j["fidelity_ok"] = r.fidelity_ok ? nlohmann::json(*r.fidelity_ok) : nlohmann::json(nullptr);
+  j["fidelity_reason"] = r.fidelity_reason;
+  j["nondeterministic"] = r.nondeterministic;
+  j["widened_atol"] = r.widened_atol;
+  j["widened_rtol"] = r.widened_rtol;
 }
 
 void from_json(const nlohmann::json& j, RunnerResult& r) {
@@ -245,6 +285,11 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.noise = j.value("noise", 0.0);
   if (j.contains("original_time") && !j["original_time"].is_null()) r.original_time = j["original_time"].get<TimingStats>();
   if (j.contains("variant_time") && !j["variant_time"].is_null()) r.variant_time = j["variant_time"].get<TimingStats>();
+  if (j.contains("fidelity_ok") && !j["fidelity_ok"].is_null()) r.fidelity_ok = j["fidelity_ok"].get<bool>();
+  r.fidelity_reason = j.value("fidelity_reason", "");
+  r.nondeterministic = j.value("nondeterministic", false);
+  r.widened_atol = j.value("widened_atol", 0.0);
+  r.widened_rtol = j.value("widened_rtol", 0.0);
 }
 
 }  // namespace klineage

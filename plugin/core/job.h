@@ -84,12 +84,28 @@ struct ProfileSpec {
   unsigned long long flush_bytes = 0;  // 0: twice the device's L2 size
 };
 
+// Replaying a captured launch (core/launch_record.h) instead of a declared workload: the runner
+// restores every recorded allocation from its `before` snapshot, passes the recorded parameter
+// bytes (pointers patched to the new allocations) and compares every allocation.
+struct ReplaySpec {
+  std::string record_dir;  // directory of record.json and its blobs
+  // Pointee element type of each kernel parameter, in parameter order (from the manifest): an
+  // allocation is compared as the type of the first pointer parameter pointing into it, with the
+  // job's tolerance for floats; nullopt (or a missing entry) compares the bytes exactly.
+  // When not empty it has one entry per recorded parameter.
+  std::vector<std::optional<ElemType>> param_elem_types;
+  std::vector<std::string> param_names;  // optional, for messages ("y"); else "param 3"
+  bool check_fidelity = true;   // the original's replay must reproduce the recorded `after` state
+  unsigned determinism_runs = 2;  // runs of the original compared with each other (0, 1: no check)
+};
+
 struct RunnerJob {
   LaunchSpec original, variant;
-  std::vector<ParamSpec> params;
+  std::vector<ParamSpec> params;      // unused (may be empty) when `replay` is set
   std::vector<uint64_t> seeds{1, 2};  // each seed is a differently filled input set
   Tolerance tolerance;
   ProfileSpec profile;
+  std::optional<ReplaySpec> replay;   // set: replay a captured launch; seeds and params unused
 };
 
 struct BufferCompare {
@@ -115,6 +131,11 @@ struct RunnerResult {
   std::optional<TimingStats> original_time, variant_time;
   double speedup = 0;             // original median / variant median
   double noise = 0;               // relative noise used to decide "faster"
+  // Replay jobs only (docs/runner-job.md, "Replay"):
+  std::optional<bool> fidelity_ok;  // replaying the original reproduced the capture; unset: not checked
+  std::string fidelity_reason;      // why not, naming the allocation and the first difference
+  bool nondeterministic = false;    // the original's runs differed from each other
+  double widened_atol = 0, widened_rtol = 0;  // the tolerance then used for the variant (else 0)
 };
 
 void to_json(nlohmann::json& j, const RunnerJob& job);

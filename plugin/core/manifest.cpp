@@ -11,7 +11,7 @@ const KernelInfo* Manifest::find(const std::string& name) const {
 }
 
 std::string fnv1a64Hex(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;  // FNV-64 offset basis
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;

@@ -69,6 +69,11 @@ Config loadConfig(const std::string& path) {
     if (j.contains("run") && j["run"].is_object()) {
       for (const auto& x : j["run"].value("command", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());
       for (const auto& x : j["run"].value("args", nlohmann::json::array())) c.run_command.push_back(x.get<std::string>());
+      const auto& r = j["run"];
+      if (r.contains("capture_build") && r["capture_build"].is_string()) c.capture_build = r["capture_build"].get<std::string>();
+      c.capture_timeout_s = r.value("timeout_s", 300.0);
+      c.capture_max_shapes = r.value("max_shapes", 3u);
+      c.capture_max_bytes = r.value("max_bytes", 4ull << 30);
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, 0, std::string("unexpected content: ") + e.what());

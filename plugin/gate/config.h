@@ -24,7 +24,11 @@ struct Config {
   std::string runner;         // klineage-runner
   std::string nvcc = "nvcc";
   std::string cuda_architectures;
-  std::vector<std::string> run_command;  // RUN (capture; later)
+  std::vector<std::string> run_command;  // RUN program and its ARGS (empty: no capture)
+  std::string capture_build;             // the capture build the RUN target was built in ("" for a command)
+  double capture_timeout_s = 300;
+  unsigned capture_max_shapes = 3;
+  unsigned long long capture_max_bytes = 4ull << 30;
 
   const SourcePair* findOriginal(const std::string& path) const;
   const SourcePair* findMaterialized(const std::string& path) const;

@@ -83,17 +83,18 @@ class ChildRunner : public GpuRunner {
       r.reason = "killed after " + std::to_string(static_cast<int>(timeout_s)) + " s (hung or too slow)";
       return r;
     }
+    std::string unreadable;
     if (fs::exists(result_path)) {
       try {
         r = nlohmann::json::parse(readFile(result_path)).get<RunnerResult>();
         return r;
       } catch (const std::exception& e) {
-        r.reason = std::string("unreadable result: ") + e.what();
+        unreadable = std::string("unreadable result (") + result_path + "): " + e.what() + "; ";
       }
     }
     r.outcome = Outcome::RuntimeFailed;
     std::string tail = p.output.size() > 400 ? p.output.substr(p.output.size() - 400) : p.output;
-    r.reason = "runner " + p.describe() + (tail.empty() ? "" : ": " + tail);
+    r.reason = unreadable + "runner " + p.describe() + (tail.empty() ? "" : ": " + tail);
     return r;
   }
 

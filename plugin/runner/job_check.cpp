@@ -6,6 +6,7 @@
 
 #include "core/fill.h"
 #include "core/fs.h"
+#include "core/launch_record.h"
 
 namespace klineage::runner {
 
@@ -18,8 +19,19 @@ std::string checkNames(const json& j) {
   if (!j.is_object()) return "the job is not a JSON object";
   if (j.contains("format") && j["format"] != "klineage-runner-job-1")
     return "format is " + j["format"].dump() + ", expected \"klineage-runner-job-1\"";
-  for (const char* k : {"original", "variant", "params"})
+  for (const char* k : {"original", "variant"})
     if (!j.contains(k)) return std::string("missing \"") + k + "\"";
+  const bool replay = j.contains("replay") && !j["replay"].is_null();
+  if (replay) {
+    const json& r = j["replay"];
+    if (!r.is_object()) return "\"replay\" is not an object";
+    if (!r.contains("record_dir") || !r["record_dir"].is_string() || r["record_dir"].get<std::string>().empty())
+      return "replay.record_dir must be a non-empty string";
+    for (const char* k : {"param_elem_types", "param_names"})
+      if (r.contains(k) && !r[k].is_array()) return std::string("replay.") + k + " is not an array";
+    if (!j.contains("params")) return "";  // a replay job needs no params
+  }
+  if (!j.contains("params")) return "missing \"params\"";
   if (!j["params"].is_array()) return "\"params\" is not an array";
   for (size_t i = 0; i < j["params"].size(); ++i) {
     const json& p = j["params"][i];
@@ -92,9 +104,11 @@ std::string checkJob(const RunnerJob& job) {
     std::string e = checkLaunch(*l, which);
     if (!e.empty()) return e;
   }
-  std::string e = checkParams(job);
-  if (!e.empty()) return e;
-  if (job.seeds.empty()) return "\"seeds\" is empty: at least one input set is needed";
+  if (!job.replay) {  // a replay job's parameters and inputs come from its record
+    std::string e = checkParams(job);
+    if (!e.empty()) return e;
+    if (job.seeds.empty()) return "\"seeds\" is empty: at least one input set is needed";
+  }
   const Tolerance& t = job.tolerance;
   if (!(t.rtol >= 0) || !(t.atol >= 0) || !std::isfinite(t.rtol) || !std::isfinite(t.atol))
     return "tolerance rtol and atol must be finite and >= 0";
@@ -104,6 +118,43 @@ std::string checkJob(const RunnerJob& job) {
 }
 
 }  // namespace
+
+std::string loadReplayRecord(const RunnerJob& job, LaunchRecord* record) {
+  const ReplaySpec& spec = *job.replay;
+  try {
+    *record = loadRecord(spec.record_dir);
+  } catch (const CorruptRecord& e) {
+    return std::string("corrupt launch record: ") + e.what();
+  } catch (const std::exception& e) {  // unreadable blob (loadRecord reads each to check its CRC)
+    return std::string("unreadable launch record in ") + spec.record_dir + ": " + e.what();
+  }
+  const std::string file = (std::filesystem::path(spec.record_dir) / "record.json").string();
+  const LaunchRecord& r = *record;
+  // Parameters 0..n-1, each once, so that kernelParams can be built in order.
+  std::vector<bool> seen(r.params.size(), false);
+  for (const RecordedParam& p : r.params) {
+    const std::string where = file + ": param " + std::to_string(p.index);
+    if (p.index >= r.params.size() || seen[p.index])
+      return where + ": indices must be 0.." + std::to_string(r.params.size() - 1) + ", each once";
+    seen[p.index] = true;
+    if (p.size == 0) return where + ": size 0";
+    if (p.pointer && p.size != 8u)
+      return where + ": a pointer of " + std::to_string(p.size) + " bytes, expected 8";
+    if (p.pointer && p.pointer->offset > r.allocations[p.pointer->allocation].size)
+      return where + ": points " + std::to_string(p.pointer->offset) + " bytes into allocation " +
+             std::to_string(p.pointer->allocation) + " of " + std::to_string(r.allocations[p.pointer->allocation].size) +
+             " bytes";
+  }
+  for (size_t i = 0; i < r.allocations.size(); ++i) {
+    const RecordedAllocation& a = r.allocations[i];
+    if (a.before.empty()) return file + ": allocation " + std::to_string(i) + " has no before snapshot to restore";
+    if (a.size > (1ull << 46)) return file + ": allocation " + std::to_string(i) + " is larger than any GPU memory";
+  }
+  if (!spec.param_elem_types.empty() && spec.param_elem_types.size() != r.params.size())
+    return file + ": the record has " + std::to_string(r.params.size()) + " parameters, replay.param_elem_types " +
+           std::to_string(spec.param_elem_types.size()) + " (another kernel's record?)";
+  return "";
+}
 
 std::string readJob(const std::string& path, RunnerJob* job) {
   std::string text;

@@ -2,7 +2,8 @@
 // crash, a hang or a dead CUDA context ends only this child. The parent enforces the timeout.
 //
 //   klineage-runner <job.json> <result.json>   exit 0: result written (any outcome)
-//                                              exit 2: malformed job (status "error")
+//                                              exit 2: malformed job or corrupt replay record
+//                                                      (status "error")
 //                                              exit 3: no driver or no device (status "no-device")
 //   klineage-runner --probe                    one JSON line; exit 0 with a device, else 3
 #include <cstdio>
@@ -57,6 +58,18 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
     r.reason = bad;
     return writeResult(result_path, r, kExitBadInput);
   }
+  // A replay job's record is checked here too: a corrupt record is the capture's fault (the gate
+  // captures again), not the variant's.
+  LaunchRecord record;
+  if (job.replay) {
+    bad = loadReplayRecord(job, &record);
+    if (!bad.empty()) {
+      std::fprintf(stderr, "klineage-runner: error: %s\n", bad.c_str());
+      r.status = "error";
+      r.reason = bad;
+      return writeResult(result_path, r, kExitBadInput);
+    }
+  }
   CudaApi api;
   Device d = openDevice(api);
   if (!d.ok) {
@@ -65,9 +78,12 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
     r.reason = d.reason;
     return writeResult(result_path, r, kExitNoDevice);
   }
-  std::fprintf(stderr, "klineage-runner: %s: %s vs %s on %s\n", job_path.c_str(), job.original.function.c_str(),
-               job.variant.function.c_str(), d.describe().c_str());
-  return writeResult(result_path, runJob(api, d, job), kExitOk);
+  std::fprintf(stderr, "klineage-runner: %s: %s vs %s on %s%s\n", job_path.c_str(), job.original.function.c_str(),
+               job.variant.function.c_str(), d.describe().c_str(),
+               job.replay ? (", replaying " + job.replay->record_dir).c_str() : "");
+  r = runJob(api, d, job, job.replay ? &record : nullptr);
+  // status "error" here: the record's blobs could not be read back (the gate captures again)
+  return writeResult(result_path, r, r.status == "error" ? kExitBadInput : kExitOk);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #include "runner/run_job.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <new>
 #include <string>
 #include <vector>
@@ -19,16 +20,26 @@ namespace {
 enum class Which { Original, Variant };
 const char* whichName(Which w) { return w == Which::Original ? "original" : "variant"; }
 
+// One device allocation the kernels see. Declared workloads: one per buffer parameter. Replays:
+// one per recorded allocation.
 struct Buffer {
-  const ParamSpec* spec = nullptr;
-  unsigned param_index = 0;
-  unsigned long long count = 0;       // elements + offset_elements: the whole allocation
+  std::string name;                   // for messages: "y", "allocation 2"
+  std::string label;                  // replays: "x, y (allocation 1)"; else the name
+  ElemType type = ElemType::U8;       // compared as; replays compare untyped memory as bytes (u8, exact)
+  bool as_bytes = false;              // messages count bytes, not elements
+  unsigned long long count = 0;       // elements of `type` in the whole allocation
+  unsigned long long shift = 0;       // elements before the pointer the kernel got (messages count from it)
   size_t bytes = 0;
+  bool output = false;                // read back and compared after each run
   CUdeviceptr base = 0;
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
-  std::vector<unsigned char> host;    // initial contents for the current seed
+  std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
+  // declared workloads
+  const ParamSpec* spec = nullptr;
+  unsigned param_index = 0;
 };
+using Contents = std::vector<unsigned char> Buffer::*;
 
 std::string dims(const Dim3& d) {
   return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
@@ -42,39 +53,316 @@ std::string fmt(const char* f, double v) {
 
 void progress(const std::string& line) { std::fprintf(stderr, "klineage-runner: %s\n", line.c_str()); }
 
+// Replayed memory holds whatever the program left there, NaNs included, and compareBuffers fails
+// every NaN but the poison pattern. So here elements equal bit for bit pass: in chunks, those that
+// are skipped whole; in the others such float elements are set to the poison pattern on both
+// sides of a copy of the chunk before comparing it.
+BufferCompare compareBitwiseFirst(const std::string& name, ElemType type, const unsigned char* e,
+                                  const unsigned char* a, unsigned long long n, Tolerance tol) {
+  constexpr unsigned long long kChunk = 1ull << 20;  // elements
+  const unsigned es = elemSize(type);
+  BufferCompare r;
+  r.param = name;
+  std::vector<unsigned char> ce, ca;
+  for (unsigned long long at = 0; at < n; at += kChunk) {
+    const unsigned long long m = std::min(kChunk, n - at);
+    const unsigned char* pe = e + at * es;
+    const unsigned char* pa = a + at * es;
+    if (std::memcmp(pe, pa, m * es) == 0) continue;
+    if (isFloat(type)) {
+      ce.assign(pe, pe + m * es);
+      ca.assign(pa, pa + m * es);
+      for (unsigned long long i = 0; i < m; ++i)
+        if (std::memcmp(&ce[i * es], &ca[i * es], es) == 0) {
+          poison(&ce[i * es], es);
+          poison(&ca[i * es], es);
+        }
+      pe = ce.data();
+      pa = ca.data();
+    }
+    BufferCompare c = compareBuffers(name, type, pe, pa, m, tol);
+    r.mismatches += c.mismatches;
+    r.max_abs_err = std::max(r.max_abs_err, c.max_abs_err);
+    r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
+    if (c.first_mismatch && !r.first_mismatch) {
+      r.first_mismatch = at + *c.first_mismatch;
+      r.expected = c.expected;
+      r.actual = c.actual;
+    }
+  }
+  r.ok = r.mismatches == 0;
+  return r;
+}
+
+// Reads a whole blob of known size.
+bool readBlob(const std::string& path, size_t bytes, std::vector<unsigned char>& out, std::string* why) {
+  out.resize(bytes);
+  std::ifstream in(path, std::ios::binary);
+  if (in && bytes) in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes));
+  if (in && in.gcount() == static_cast<std::streamsize>(bytes) && in.peek() == std::ifstream::traits_type::eof())
+    return true;
+  *why = path + ": cannot read " + std::to_string(bytes) + " bytes (changed since the record was checked?)";
+  return false;
+}
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // The process ends right after one job, and the driver frees the context's memory and modules
 // with it, so nothing here is freed by hand (after a sticky error it could not be anyway).
 class JobRun {
  public:
-  JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job) : cu_(cu), dev_(dev), job_(job) {}
+  JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job, const LaunchRecord* record)
+      : cu_(cu), dev_(dev), job_(job), record_(record), tol_(job.tolerance) {}
 
   RunnerResult run() {
     res_.device = dev_.describe();
-    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocate()) return failed();
-    for (uint64_t seed : job_.seeds) {
-      if (!prepareSeed(seed) || !runAndKeep(Which::Original) || !runAndKeep(Which::Variant)) return failed();
-      if (!compareSeed(seed)) return res_;
-    }
-    progress("outputs match on " + std::to_string(job_.seeds.size()) + " seed(s)");
-    if (!job_.profile.enabled) {
-      res_.outcome = Outcome::Passed;
-      res_.reason = "outputs match on " + std::to_string(job_.seeds.size()) + " seed(s); not profiled";
-      return res_;
-    }
-    if (!profile()) return failed();
-    return res_;
+    return job_.replay ? runReplay() : runDeclared();
   }
 
  private:
   const CudaApi& cu_;
   const Device& dev_;
   const RunnerJob& job_;
+  const LaunchRecord* record_;
+  Tolerance tol_;                     // the job's; widened for a nondeterministic replay
   RunnerResult res_;
   std::string failure_;
+  std::string nondeterminism_;        // replays: what differed between the original's runs
   CUfunction fn_[2] = {nullptr, nullptr};
   std::vector<Buffer> buffers_;
-  std::vector<std::array<unsigned char, 8>> values_;  // each kernel argument's bytes
-  std::vector<void*> argv_;                             // cuLaunchKernel's kernelParams
+  std::vector<unsigned char> argbuf_;  // the kernel arguments' bytes
+  std::vector<void*> argv_;            // cuLaunchKernel's kernelParams, pointing into argbuf_
+
+  // --- the declared workload: generated inputs, one run each per seed --------------------------
+
+  RunnerResult runDeclared() {
+    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocateDeclared()) return failed();
+    for (uint64_t seed : job_.seeds) {
+      if (!prepareSeed(seed) || !runOnce(Which::Original, &Buffer::expected) ||
+          !runOnce(Which::Variant, &Buffer::actual))
+        return failed();
+      if (!compareVariant("seed " + std::to_string(seed) + ": ")) return res_;
+    }
+    return profileIfAsked("outputs match on " + std::to_string(job_.seeds.size()) + " seed(s)");
+  }
+
+  bool allocateDeclared() {
+    argbuf_.assign(8 * job_.params.size(), 0);  // each argument in its own 8-byte slot
+    for (unsigned i = 0; i < job_.params.size(); ++i) {
+      const ParamSpec& p = job_.params[i];
+      unsigned char* v = &argbuf_[8 * i];
+      if (p.is_buffer) {
+        Buffer b;
+        b.spec = &p;
+        b.param_index = i;
+        b.name = b.label = p.name;
+        b.type = p.type;
+        b.count = p.elements + p.offset_elements;
+        b.shift = p.offset_elements;
+        b.bytes = static_cast<size_t>(b.count) * elemSize(p.type);
+        b.output = p.output;
+        if (!allocateBuffer(b)) return false;
+        const CUdeviceptr arg = b.base + p.offset_elements * elemSize(p.type);
+        std::memcpy(v, &arg, sizeof arg);
+        buffers_.push_back(std::move(b));
+      } else if (p.type == ElemType::F32) {
+        const float f = static_cast<float>(p.fvalue);
+        std::memcpy(v, &f, 4);
+      } else if (p.type == ElemType::F64) {
+        std::memcpy(v, &p.fvalue, 8);
+      } else {
+        std::memcpy(v, &p.ivalue, p.size_bytes);  // little-endian: the low bytes
+      }
+      argv_.push_back(v);
+    }
+    return true;
+  }
+
+  bool prepareSeed(uint64_t seed) {
+    for (Buffer& b : buffers_) {
+      b.host.resize(b.bytes);
+      fillBuffer(b.host.data(), b.spec->type, b.count, b.spec->init, seed, b.param_index);
+      if (b.pristine && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.name))
+        return false;
+    }
+    return true;
+  }
+
+  // --- replaying a captured launch --------------------------------------------------------------
+
+  RunnerResult runReplay() {
+    const LaunchRecord& rec = *record_;
+    if (!(rec.grid == job_.original.grid) || !(rec.block == job_.original.block))
+      progress("note: the original is launched with grid " + dims(job_.original.grid) + ", block " +
+               dims(job_.original.block) + "; the record's launch had grid " + dims(rec.grid) + ", block " +
+               dims(rec.block));
+    std::string why;
+    if (!loadKernel(Which::Original)) return failed();
+    if (!allocateReplay(&why)) return why.empty() ? failed() : inputError(why);
+    if (!runOnce(Which::Original, &Buffer::expected) || !checkDeterminism()) return failed();
+    if (job_.replay->check_fidelity) {
+      bool reproduced = false;
+      if (!checkFidelity(&reproduced, &why)) return inputError(why);
+      if (!reproduced) return res_;
+    }
+    if (!loadKernel(Which::Variant) || !runOnce(Which::Variant, &Buffer::actual)) return failed();
+    if (!compareVariant("replayed launch: ")) {
+      if (!nondeterminism_.empty()) res_.reason += "; " + nondeterminism_;
+      return res_;
+    }
+    RunnerResult r = profileIfAsked("every allocation matches on the replayed launch");
+    if (!nondeterminism_.empty() && r.status == "ok") r.reason += "; " + nondeterminism_;
+    return r;
+  }
+
+  bool allocateReplay(std::string* why) {
+    const LaunchRecord& rec = *record_;
+    const ReplaySpec& spec = *job_.replay;
+    auto paramName = [&](unsigned i) {
+      return i < spec.param_names.size() && !spec.param_names[i].empty() ? spec.param_names[i]
+                                                                          : "param " + std::to_string(i);
+    };
+    std::vector<const RecordedParam*> by_index(rec.params.size(), nullptr);
+    for (const RecordedParam& p : rec.params) by_index.at(p.index) = &p;  // indices checked by loadReplayRecord
+
+    // Each allocation is named and typed after the first pointer parameter into it.
+    buffers_.resize(rec.allocations.size());
+    std::vector<std::string> names(rec.allocations.size());
+    std::vector<bool> typed(rec.allocations.size(), false);
+    for (const RecordedParam* p : by_index) {
+      if (!p->pointer) continue;
+      const unsigned a = p->pointer->allocation;
+      Buffer& b = buffers_[a];
+      names[a] += (names[a].empty() ? "" : ", ") + paramName(p->index);
+      if (!b.name.empty()) continue;
+      b.name = paramName(p->index);
+      const std::optional<ElemType> t =
+          p->index < spec.param_elem_types.size() ? spec.param_elem_types[p->index] : std::nullopt;
+      const unsigned long long size = rec.allocations[a].size;
+      if (t && size % elemSize(*t) == 0 && p->pointer->offset % elemSize(*t) == 0) {
+        typed[a] = true;
+        b.type = *t;
+        b.shift = p->pointer->offset / elemSize(*t);
+      } else {
+        b.shift = p->pointer->offset;  // compared as bytes
+      }
+    }
+    for (size_t a = 0; a < rec.allocations.size(); ++a) {
+      const RecordedAllocation& ra = rec.allocations[a];
+      Buffer& b = buffers_[a];
+      const std::string id = "allocation " + std::to_string(a);
+      if (b.name.empty()) b.name = id;  // reached by no parameter (e.g. only through a struct)
+      b.label = names[a].empty() ? id : names[a] + " (" + id + ")";
+      if (!typed[a]) {
+        b.type = ElemType::U8;
+        b.as_bytes = true;
+      }
+      b.bytes = static_cast<size_t>(ra.size);
+      b.count = ra.size / elemSize(b.type);
+      b.output = true;  // every allocation is compared: a kernel may write any memory it reaches
+      if (!readBlob((std::filesystem::path(rec.dir) / ra.before).string(), b.bytes, b.host, why)) return false;
+      if (!allocateBuffer(b)) return false;
+      if (b.pristine) {
+        if (b.bytes && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.label)) return false;
+        std::vector<unsigned char>().swap(b.host);  // restored from the device copy
+      }
+    }
+
+    // The parameter buffer as recorded, each pointer patched to its new allocation + offset.
+    size_t total = 0;
+    for (const RecordedParam& p : rec.params) total = std::max<size_t>(total, size_t{p.offset} + p.size);
+    argbuf_.assign(total, 0);
+    for (const RecordedParam* p : by_index) {
+      unsigned char* v = &argbuf_[p->offset];
+      for (unsigned i = 0; i < p->size; ++i) {
+        const int hi = hexDigit(p->bytes_hex[2 * i]), lo = hexDigit(p->bytes_hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+          *why = rec.dir + "/record.json: param " + std::to_string(p->index) + ": bytes are not hexadecimal";
+          return false;
+        }
+        v[i] = static_cast<unsigned char>(hi * 16 + lo);
+      }
+      if (p->pointer) {
+        const CUdeviceptr arg = buffers_[p->pointer->allocation].base + p->pointer->offset;
+        std::memcpy(v, &arg, sizeof arg);  // size 8, checked by loadReplayRecord
+      }
+    }
+    for (const RecordedParam* p : by_index) argv_.push_back(&argbuf_[p->offset]);
+    return true;
+  }
+
+  // Runs the original determinism_runs - 1 more times, comparing each with the first run. If they
+  // differ, the original is nondeterministic (float atomics, ...): the tolerance for the fidelity
+  // check and the variant widens to twice the differences seen.
+  bool checkDeterminism() {
+    double max_abs = 0, max_rel = 0;
+    std::string first;
+    for (unsigned run = 1; run < job_.replay->determinism_runs; ++run) {
+      if (!runOnce(Which::Original, &Buffer::actual)) return false;
+      for (const Buffer& b : buffers_) {
+        BufferCompare c = compareOne(b, &Buffer::expected, &Buffer::actual, job_.tolerance);
+        max_abs = std::max(max_abs, c.max_abs_err);
+        max_rel = std::max(max_rel, c.max_rel_err);
+        if (!c.ok && first.empty()) first = mismatchText(b, c, "run 1 gave", "run " + std::to_string(run + 1) + " gave");
+      }
+    }
+    if (first.empty()) return true;
+    res_.nondeterministic = true;
+    tol_.atol = std::max(tol_.atol, 2 * max_abs);
+    tol_.rtol = std::max(tol_.rtol, 2 * max_rel);
+    res_.widened_atol = tol_.atol;
+    res_.widened_rtol = tol_.rtol;
+    nondeterminism_ = "the original is nondeterministic (" + first + "): tolerance widened to atol " +
+                      fmt("%g", tol_.atol) + ", rtol " + fmt("%g", tol_.rtol);
+    progress(nondeterminism_);
+    return true;
+  }
+
+  // Whether the original's replay (its first run) reproduces every recorded `after` snapshot.
+  // False only when an `after` blob cannot be read (why set).
+  bool checkFidelity(bool* reproduced, std::string* why) {
+    const LaunchRecord& rec = *record_;
+    std::vector<BufferCompare> compares;
+    std::string first, others;
+    std::vector<unsigned char> captured;
+    for (size_t a = 0; a < buffers_.size(); ++a) {
+      const Buffer& b = buffers_[a];
+      if (rec.allocations[a].after.empty()) continue;  // not snapshotted after the launch
+      if (!readBlob((std::filesystem::path(rec.dir) / rec.allocations[a].after).string(), b.bytes, captured, why))
+        return false;
+      BufferCompare c = compareBitwiseFirst(b.name, b.type, captured.data(), b.expected.data(), b.count, tol_);
+      if (!c.ok && first.empty()) {
+        first = b.label + ": " + std::to_string(c.mismatches) + " of " + std::to_string(b.count) +
+                (b.as_bytes ? " bytes" : " elements") + " differ, first at " + indexText(b, c) + ": captured " +
+                c.expected + ", replayed " + c.actual;
+      } else if (!c.ok) {
+        others += (others.empty() ? "" : ", ") + b.label;
+      }
+      compares.push_back(std::move(c));
+    }
+    *reproduced = first.empty();
+    res_.fidelity_ok = *reproduced;
+    if (*reproduced) {
+      progress("the original's replay reproduces the capture");
+      return true;
+    }
+    res_.compares = std::move(compares);
+    res_.outcome = Outcome::NotRun;
+    res_.fidelity_reason =
+        "replaying the original does not reproduce " + first + (others.empty() ? "" : "; also differ: " + others) +
+        " \u2014 the kernel may read __constant__/__device__ globals, textures or pointers inside structs";
+    if (!nondeterminism_.empty()) res_.fidelity_reason += " (" + nondeterminism_ + ")";
+    res_.reason = res_.fidelity_reason;
+    progress("not replayable: " + res_.reason);
+    return true;
+  }
+
+  // --- shared by both: kernels, memory, runs, comparison, timing --------------------------------
 
   const LaunchSpec& spec(Which w) const { return w == Which::Original ? job_.original : job_.variant; }
 
@@ -88,6 +376,14 @@ class JobRun {
     res_.outcome = Outcome::RuntimeFailed;
     res_.reason = failure_;
     progress("runtime-failed: " + failure_);
+    return res_;
+  }
+
+  RunnerResult inputError(const std::string& why) {
+    res_.status = "error";
+    res_.outcome = Outcome::NotRun;
+    res_.reason = why;
+    progress("error: " + why);
     return res_;
   }
 
@@ -108,56 +404,25 @@ class JobRun {
     return true;
   }
 
-  bool allocate() {
-    for (unsigned i = 0; i < job_.params.size(); ++i) {
-      const ParamSpec& p = job_.params[i];
-      std::array<unsigned char, 8> v{};
-      if (p.is_buffer) {
-        Buffer b;
-        b.spec = &p;
-        b.param_index = i;
-        b.count = p.elements + p.offset_elements;
-        b.bytes = static_cast<size_t>(b.count) * elemSize(p.type);
-        if (!call(cu_.cuMemAlloc(&b.base, b.bytes), "allocating " + std::to_string(b.bytes) + " bytes for " + p.name))
-          return false;
-        // A device-side copy makes restoring before each timed run cheap; without room for it,
-        // restore from the host copy instead.
-        CUresult r = cu_.cuMemAlloc(&b.pristine, b.bytes);
-        if (r == CUDA_ERROR_OUT_OF_MEMORY) b.pristine = 0;
-        else if (!call(r, "allocating the initial copy of " + p.name)) return false;
-        const CUdeviceptr arg = b.base + p.offset_elements * elemSize(p.type);
-        std::memcpy(v.data(), &arg, sizeof arg);
-        buffers_.push_back(std::move(b));
-      } else if (p.type == ElemType::F32) {
-        const float f = static_cast<float>(p.fvalue);
-        std::memcpy(v.data(), &f, 4);
-      } else if (p.type == ElemType::F64) {
-        std::memcpy(v.data(), &p.fvalue, 8);
-      } else {
-        std::memcpy(v.data(), &p.ivalue, p.size_bytes);  // little-endian: the low bytes
-      }
-      values_.push_back(v);
-    }
-    for (auto& v : values_) argv_.push_back(v.data());
-    return true;
-  }
-
-  bool prepareSeed(uint64_t seed) {
-    for (Buffer& b : buffers_) {
-      b.host.resize(b.bytes);
-      fillBuffer(b.host.data(), b.spec->type, b.count, b.spec->init, seed, b.param_index);
-      if (b.pristine && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.spec->name))
-        return false;
-    }
+  // The allocation and, when there is room, a device-side copy of its initial contents, which
+  // makes restoring before each timed run cheap; without room, restore from the host copy.
+  bool allocateBuffer(Buffer& b) {
+    const size_t n = std::max<size_t>(b.bytes, 1);
+    if (!call(cu_.cuMemAlloc(&b.base, n), "allocating " + std::to_string(b.bytes) + " bytes for " + b.label))
+      return false;
+    CUresult r = cu_.cuMemAlloc(&b.pristine, n);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) b.pristine = 0;
+    else if (!call(r, "allocating the initial copy of " + b.label)) return false;
     return true;
   }
 
   // Every buffer back to its initial contents, inputs too: a kernel may update in place.
   bool restore() {
     for (Buffer& b : buffers_) {
+      if (!b.bytes) continue;
       CUresult r = b.pristine ? cu_.cuMemcpyDtoD(b.base, b.pristine, b.bytes)
                               : cu_.cuMemcpyHtoD(b.base, b.host.data(), b.bytes);
-      if (!call(r, "restoring " + b.spec->name)) return false;
+      if (!call(r, "restoring " + b.label)) return false;
     }
     return true;
   }
@@ -176,35 +441,49 @@ class JobRun {
     return call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
   }
 
-  bool runAndKeep(Which w) {
+  // Restore, launch, wait, and copy every output buffer into `dst`.
+  bool runOnce(Which w, Contents dst) {
     if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize())) return false;
     for (Buffer& b : buffers_) {
-      if (!b.spec->output) continue;
-      auto& dst = w == Which::Original ? b.expected : b.actual;
-      dst.resize(b.bytes);
-      if (!call(cu_.cuMemcpyDtoH(dst.data(), b.base, b.bytes), "reading back " + b.spec->name)) return false;
+      if (!b.output) continue;
+      auto& v = b.*dst;
+      v.resize(b.bytes);
+      if (b.bytes && !call(cu_.cuMemcpyDtoH(v.data(), b.base, b.bytes), "reading back " + b.label)) return false;
     }
     return true;
   }
 
-  // False (and the result set to wrong-result) when any output differs.
-  bool compareSeed(uint64_t seed) {
+  BufferCompare compareOne(const Buffer& b, Contents expected, Contents actual, Tolerance tol) const {
+    const unsigned char* e = (b.*expected).data();
+    const unsigned char* a = (b.*actual).data();
+    if (job_.replay) return compareBitwiseFirst(b.name, b.type, e, a, b.count, tol);
+    return compareBuffers(b.name, b.type, e, a, b.count, tol);
+  }
+
+  // The first difference's index as the kernel sees it: counted from the pointer it was passed.
+  static std::string indexText(const Buffer& b, const BufferCompare& c) {
+    const long long at = static_cast<long long>(*c.first_mismatch) - static_cast<long long>(b.shift);
+    return c.param + "[" + std::to_string(at) + "]" + (b.as_bytes ? " (byte)" : "");
+  }
+
+  // "y[17]: expected 1.5, got nan (3 of 1048576 elements differ, max abs err 0.5)"
+  static std::string mismatchText(const Buffer& b, const BufferCompare& c, const std::string& expected_word = "expected",
+                                  const std::string& actual_word = "got") {
+    return indexText(b, c) + ": " + expected_word + " " + c.expected + ", " + actual_word + " " + c.actual + " (" +
+           std::to_string(c.mismatches) + " of " + std::to_string(b.count) + (b.as_bytes ? " bytes" : " elements") +
+           " differ" + (c.max_abs_err > 0 ? ", max abs err " + fmt("%g", c.max_abs_err) : std::string()) + ")";
+  }
+
+  // The variant's outputs against the original's. False (and the result set to wrong-result)
+  // when any differs; `context` starts the reason ("seed 2: ").
+  bool compareVariant(const std::string& context) {
     res_.compares.clear();
     std::string first, others;
     for (Buffer& b : buffers_) {
-      if (!b.spec->output) continue;
-      BufferCompare c = compareBuffers(b.spec->name, b.spec->type, b.expected.data(), b.actual.data(), b.count,
-                                       job_.tolerance);
-      if (!c.ok && first.empty()) {
-        // the index as the kernel sees it: counted from the pointer it was passed
-        const long long at = static_cast<long long>(*c.first_mismatch) - static_cast<long long>(b.spec->offset_elements);
-        first = "seed " + std::to_string(seed) + ": " + c.param + "[" + std::to_string(at) + "]: expected " +
-                c.expected + ", got " + c.actual + " (" + std::to_string(c.mismatches) + " of " +
-                std::to_string(b.count) + " elements differ" +
-                (c.max_abs_err > 0 ? ", max abs err " + fmt("%g", c.max_abs_err) : std::string()) + ")";
-      } else if (!c.ok) {
-        others += (others.empty() ? "" : ", ") + c.param;
-      }
+      if (!b.output) continue;
+      BufferCompare c = compareOne(b, &Buffer::expected, &Buffer::actual, tol_);
+      if (!c.ok && first.empty()) first = context + mismatchText(b, c);
+      else if (!c.ok) others += (others.empty() ? "" : ", ") + c.param;
       res_.compares.push_back(std::move(c));
     }
     if (first.empty()) return true;
@@ -212,6 +491,17 @@ class JobRun {
     res_.reason = first + (others.empty() ? "" : "; also differ: " + others);
     progress("wrong-result: " + res_.reason);
     return false;
+  }
+
+  RunnerResult profileIfAsked(const std::string& matched) {
+    progress(matched);
+    if (!job_.profile.enabled) {
+      res_.outcome = Outcome::Passed;
+      res_.reason = matched + "; not profiled";
+      return res_;
+    }
+    if (!profile()) return failed();
+    return res_;
   }
 
   bool profile() {
@@ -264,14 +554,21 @@ class JobRun {
 
 }  // namespace
 
-RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job) {
+RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job, const LaunchRecord* record) {
   try {
-    return JobRun(api, device, job).run();
+    if (job.replay && !record) {
+      RunnerResult r;
+      r.status = "error";
+      r.reason = "a replay job needs its launch record";
+      return r;
+    }
+    return JobRun(api, device, job, record).run();
   } catch (const std::bad_alloc&) {
     RunnerResult r;
     r.device = device.describe();
     r.outcome = Outcome::RuntimeFailed;
-    r.reason = "out of host memory for the buffers' initial contents";
+    r.reason = job.replay ? "out of host memory for the recorded allocations' contents"
+                          : "out of host memory for the buffers' initial contents";
     return r;
   }
 }

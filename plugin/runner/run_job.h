@@ -1,14 +1,22 @@
-// One gate job on an open device: check the variant's outputs against the original's on every
-// seed, then (if asked and correct) time both, interleaved, and decide "faster" with stats.h.
+// One gate job on an open device. Declared workload: check the variant's outputs against the
+// original's on every seed. Replay (job.replay): restore a captured launch's memory, check that the
+// original reproduces the capture and whether it is deterministic, then compare the variant on
+// every allocation. Either way, then (if asked and correct) time both, interleaved, and decide
+// "faster" with stats.h.
 #pragma once
 #include "core/job.h"
+#include "core/launch_record.h"
 #include "runner/cuda_api.h"
 #include "runner/device.h"
 
 namespace klineage::runner {
 
-// Always returns a result with status "ok" and an outcome (passed, slower, wrong-result or
-// runtime-failed). After runtime-failed the context may be dead: write the result and exit.
-RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job);
+// Returns a result with status "ok" and an outcome (passed, slower, wrong-result or
+// runtime-failed; not-run with fidelity_ok false when a replay does not reproduce its capture), or
+// status "error" when a replay record's blob cannot be read. After runtime-failed the context may
+// be dead: write the result and exit. `record` is the loaded, checked record of a replay job
+// (job_check.h: loadReplayRecord), else null.
+RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job,
+                    const LaunchRecord* record = nullptr);
 
 }  // namespace klineage::runner

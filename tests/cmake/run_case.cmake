@@ -185,7 +185,11 @@ expect_json(require_gpu "${cfg}" ON require_gpu)
 expect_json(runner "${cfg}" "${prefix}/bin/klineage-runner" runner)
 expect_json(nvcc "${cfg}" "${nvcc}" nvcc)
 expect_json(cuda_architectures "${cfg}" "90" cuda_architectures 0)
-expect_json(run.command "${cfg}" "${bin}/kapp" run command 0)
+# a RUN target runs from the capture build (original kernels), which optimize-<t> builds first
+expect_json(run.command "${cfg}" "${bin}/klineage/_capture-build/kapp" run command 0)
+expect_json(run.capture_build "${cfg}" "${bin}/klineage/_capture-build" run capture_build)
+expect_json(run.timeout_s "${cfg}" 300 run timeout_s)
+expect_json(run.max_shapes "${cfg}" 3 run max_shapes)
 expect_json(run.args "${cfg}" "--n" run args 0)
 expect_json(run.args "${cfg}" "16" run args 1)
 

@@ -127,12 +127,20 @@ TEST_CASE("skills: the shipped skills load", "[skills]") {
   for (const auto& s : skills) {
     CHECK(s.schema == 1);
     CHECK(s.provenance_kind == "hand-written");
-    CHECK(s.measured.empty());  // nothing has been measured yet
+    // measured entries carry a workload, a GPU and a positive speedup
+    for (const auto& m : s.measured) {
+      CHECK_FALSE(m.workload.empty());
+      CHECK_FALSE(m.gpu.empty());
+      CHECK(m.speedup > 0);
+    }
     CHECK_FALSE(s.intent.empty());
     CHECK_FALSE(s.risks.empty());
     by_transform[s.transform] = &s;
   }
   REQUIRE(by_transform.size() == 4);  // one skill per transform
+  // only vectorize has been measured so far (on the quickstart, H200)
+  CHECK(by_transform["vectorize-access"]->measured.size() == 2);
+  CHECK(by_transform["restrict-pointers"]->measured.empty());
   CHECK(by_transform["restrict-pointers"]->params.at("add_const") == true);
   CHECK(by_transform["restrict-pointers"]->facts == std::vector<std::string>{"no-overlap"});
   CHECK(by_transform["launch-bounds"]->facts == std::vector<std::string>{"uniform-block-size"});

@@ -18,3 +18,10 @@ add_test(NAME runner-gpu-saxpy
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_runner_gpu.sh $<TARGET_FILE:klineage-runner> "${NVCC}"
           ${CMAKE_CURRENT_LIST_DIR}/kernels.cu ${CMAKE_CURRENT_BINARY_DIR}/gpu/runner-gpu-saxpy)
 set_tests_properties(runner-gpu-saxpy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "runner;gpu")
+
+# Replaying captured launches: make_record.cu writes real launch records, the runner replays them
+# (fidelity, nondeterminism, wrong-result, corrupt record). Skipped without a GPU.
+add_test(NAME runner-gpu-replay
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/replay_gpu.sh $<TARGET_FILE:klineage-runner> "${NVCC}"
+          ${CMAKE_CURRENT_LIST_DIR}/make_record.cu ${CMAKE_CURRENT_BINARY_DIR}/gpu/runner-gpu-replay)
+set_tests_properties(runner-gpu-replay PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "runner;gpu")

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every GPU check in one run, for a machine with a CUDA device (the device machine): the runner,
+# replay and capture test scripts, the capture benchmark, and the examples through `ninja optimize`.
+# usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
+#   parts: runner replay capture bench quickstart-capture edges quickstart-workload (default: all)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
+mkdir -p "$out"
+parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workload}
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+runner="$prefix/bin/klineage-runner"; lib="$prefix/lib/libklineage_capture.so"
+cd "$root"
+run() {
+  local name=$1; shift
+  echo "=== $name"
+  local t0=$SECONDS
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  tail -n "${TAIL:-30}" "$out/$name.log"
+  echo "=== $name: rc=$rc ($((SECONDS - t0)) s)"
+  cat "$out/$name.log" >> "$out/all.log"; rm -f "$out/$name.log"
+}
+example() {  # <name> <source dir> <build dir> [cmake args...]
+  local src=$2 build=$3; shift 3
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" "$@" >/dev/null && ninja -C "$build" optimize &&
+    ninja -C "$build" && { ls "$build"/quickstart >/dev/null 2>&1 && "$build/quickstart" || "$build/edges"; }
+}
+for p in $parts; do
+  case $p in
+    runner) run runner bash tests/gpu/run_runner_gpu.sh "$runner" "$nvcc" tests/gpu/kernels.cu /tmp/kl-runner ;;
+    replay) run replay bash tests/gpu/replay_gpu.sh "$runner" "$nvcc" tests/gpu/make_record.cu /tmp/kl-replay ;;
+    capture) run capture bash tests/gpu/capture_gpu.sh "$runner" "$nvcc" "$lib" "$check" ;;
+    bench) run bench bash tests/gpu/capture_bench.sh "$runner" "$nvcc" "$lib" tests/gpu/capture_prog.cu /tmp/kl-bench ;;
+    quickstart-capture)
+      run quickstart-capture example qsc examples/quickstart /tmp/kl-qsc -DQUICKSTART_CAPTURE=ON
+      cp /tmp/kl-qsc/klineage/kernels/report.json "$out/quickstart-capture-report.json" 2>/dev/null ;;
+    edges)
+      run edges example edges examples/capture-edges /tmp/kl-edges
+      cp /tmp/kl-edges/klineage/edge_kernels/report.json "$out/edges-report.json" 2>/dev/null ;;
+    quickstart-workload)
+      run quickstart-workload bash scripts/gpu-quickstart.sh "$prefix" /tmp/kl-qsw /tmp/kl-qsw-out
+      cp /tmp/kl-qsw-out/report.json "$out/quickstart-workload-report.json" 2>/dev/null ;;
+    *) echo "unknown part $p" ;;
+  esac
+done
