@@ -30,7 +30,7 @@ for p in $parts; do
   case $p in
     runner) run runner bash tests/gpu/run_runner_gpu.sh "$runner" "$nvcc" tests/gpu/kernels.cu /tmp/kl-runner ;;
     replay) run replay bash tests/gpu/replay_gpu.sh "$runner" "$nvcc" tests/gpu/make_record.cu /tmp/kl-replay ;;
-    capture) run capture bash tests/gpu/capture_gpu.sh "$runner" "$nvcc" "$lib" "$check" ;;
+    capture) run capture bash tests/gpu/capture_gpu.sh "$runner" "$nvcc" "$lib" "$check" tests/gpu/capture_prog.cu /tmp/kl-capture ;;
     bench) run bench bash tests/gpu/capture_bench.sh "$runner" "$nvcc" "$lib" tests/gpu/capture_prog.cu /tmp/kl-bench ;;
     quickstart-capture)
       run quickstart-capture example qsc examples/quickstart /tmp/kl-qsc -DQUICKSTART_CAPTURE=ON

@@ -294,6 +294,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
   Overlay originals;
   for (const auto& f : setup.originals) originals[f] = readFile(f);
   std::vector<VariantReport> reports;
+  std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
   for (const auto& plan : plans) {
     VariantReport orig;
     orig.variant = {plan.info->name + "/original", plan.info->name, plan.info->range.file, {}, {}, {},
@@ -305,7 +306,8 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     }
     reports.push_back(orig);
     if (!opt.skip_skills)
-      for (auto& r : generateVariants(plan, skills, setup, originals, out.string(), cfg.budget)) reports.push_back(std::move(r));
+      for (auto& r : generateVariants(plan, skills, setup, originals, out.string(), cfg.budget, &refusals[plan.info->name]))
+        reports.push_back(std::move(r));
   }
   // A hand-written variant (klineage gate --variant): gated exactly like the generated ones.
   if (!opt.extra_variant_source.empty()) {
@@ -425,6 +427,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     rep["kernels"].push_back({{"kernel", p.info->name}, {"gated_on", p.replay ? "capture" : "workload"},
                               {"record", p.replay ? p.replay->dir : ""},
                               {"facts", p.facts ? describeFacts(*p.facts) : ""}, {"notes", p.notes},
+                              {"skills_not_applied", refusals[p.info->name]},
                               {"grid", p.grid}, {"block", p.block}});
   rep["variants"] = nlohmann::json::array();
   for (const auto& r : reports) rep["variants"].push_back(r);

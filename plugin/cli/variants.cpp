@@ -33,7 +33,8 @@ std::string relUnder(const std::string& path, const std::string& base) {
 
 std::vector<VariantReport> generateVariants(const KernelPlan& plan, const std::vector<Skill>& skills,
                                             const TargetSetup& setup, const Overlay& originals,
-                                            const std::string& out_dir, unsigned budget) {
+                                            const std::string& out_dir, unsigned budget,
+                                            std::vector<std::string>* refusals) {
   const KernelInfo& k = *plan.info;
   const std::string& file = k.range.file;
   TransformFacts tfacts;
@@ -51,7 +52,9 @@ std::vector<VariantReport> generateVariants(const KernelPlan& plan, const std::v
   std::set<std::string> logged;
   unsigned made = 0;
   auto note = [&](const std::string& key, const std::string& line) {
-    if (logged.insert(key).second) say("  " + k.name + ": " + line);
+    if (!logged.insert(key).second) return;
+    say("  " + k.name + ": " + line);
+    if (refusals) refusals->push_back(line);
   };
   const WorkloadFacts* wf = plan.facts ? &*plan.facts : nullptr;
   while (!frontier.empty() && made < budget) {
@@ -70,7 +73,12 @@ std::vector<VariantReport> generateVariants(const KernelPlan& plan, const std::v
         if (seen.count(key)) continue;
         std::string why;
         if (!preconditionsHold(s, st.info, wf, &why)) {
-          if (st.chain.empty()) note(s.id, "skill " + s.id + " not applicable: " + why);
+          // Once per skill and reason: after other skills a different precondition may be the one
+          // that fails (vectorize needs a grid-stride loop first, then aligned pointers).
+          std::string after;
+          for (auto* c : st.chain) after += (after.empty() ? " (after " : "+") + c->id;
+          if (!after.empty()) after += ")";
+          note(s.id + "/" + why, "skill " + s.id + " not applicable" + after + ": " + why);
           continue;
         }
         const Transform* t = findTransform(s.transform);

@@ -12,9 +12,11 @@
 
 namespace klineage {
 
+// `refusals` gets one line per skill (and reason) that did not apply, for the report.
 std::vector<VariantReport> generateVariants(const KernelPlan& plan, const std::vector<Skill>& skills,
                                             const TargetSetup& setup, const Overlay& originals,
-                                            const std::string& out_dir, unsigned budget);
+                                            const std::string& out_dir, unsigned budget,
+                                            std::vector<std::string>* refusals = nullptr);
 
 // The winners applied together to the original files. Writes nothing; returns the selection
 // entries and the new texts (by original path).
