@@ -1,4 +1,5 @@
 #include "capture.h"
+#include "setup.h"
 
 #include <cxxabi.h>
 #include <unistd.h>
@@ -67,14 +68,6 @@ std::vector<std::string> lastLines(const std::string& text, size_t n) {
   while (std::getline(in, line)) lines.push_back(line);
   if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<long>(n));
   return lines;
-}
-
-std::string exeDir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  buf[n] = 0;
-  return fs::path(buf).parent_path().string();
 }
 
 }  // namespace

@@ -1,6 +1,4 @@
 // klineage: the command line used by the CMake module (and by hand).
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 
@@ -157,13 +155,8 @@ int cmdCapture(const std::string& config_path, const std::string& out, std::vect
 
 std::vector<std::string> defaultSkillDirs() {
   if (const char* e = std::getenv("KLINEAGE_SKILLS_DIR")) return {e};
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = 0;
-    fs::path installed = fs::path(buf).parent_path() / ".." / "share" / "klineage" / "skills";
-    if (fs::exists(installed)) return {fs::canonical(installed).string()};
-  }
+  fs::path installed = fs::path(exeDir()) / ".." / "share" / "klineage" / "skills";
+  if (fs::exists(installed)) return {fs::canonical(installed).string()};
   return {std::string(KLINEAGE_COMPAT_SOURCE_DIR) + "/../../skills"};
 }
 

@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 void say(const std::string& line) { std::cout << line << std::endl; }
 void warn(const std::string& line) { std::cerr << "klineage: warning: " << line << std::endl; }
 
-namespace {
 std::string exeDir() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -22,7 +21,6 @@ std::string exeDir() {
   buf[n] = 0;
   return fs::path(buf).parent_path().string();
 }
-}  // namespace
 
 ClangParseSetup defaultParseSetup(const std::string& nvcc) {
   ClangParseSetup s;

@@ -26,6 +26,9 @@ TargetSetup loadTargetSetup(const std::string& config_path);
 
 ClangParseSetup defaultParseSetup(const std::string& nvcc);
 
+// The directory of the running klineage executable (installed data is found relative to it).
+std::string exeDir();
+
 // stdout lines, flushed (ninja's console pool shows them live).
 void say(const std::string& line);
 void warn(const std::string& line);

@@ -37,42 +37,13 @@
 #include <clang/Lex/Lexer.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
 
 namespace klineage {
 namespace {
 
-struct Src {
-  const clang::ASTContext& ctx;
-  const clang::SourceManager& sm;
-  clang::FileID fid;
-  llvm::StringRef text;
-  explicit Src(const clang::ASTContext& c)
-      : ctx(c), sm(c.getSourceManager()), fid(sm.getMainFileID()), text(sm.getBufferData(fid)) {}
-  bool inFile(clang::SourceLocation l) const { return l.isValid() && l.isFileID() && sm.getFileID(l) == fid; }
-  bool inFile(const clang::Stmt* s) const { return inFile(s->getBeginLoc()) && inFile(s->getEndLoc()); }
-  unsigned off(clang::SourceLocation l) const { return sm.getFileOffset(l); }
-  unsigned tokEnd(clang::SourceLocation l) const {
-    return off(l) + clang::Lexer::MeasureTokenLength(l, sm, ctx.getLangOpts());
-  }
-  clang::SourceLocation at(unsigned o) const { return sm.getLocForStartOfFile(fid).getLocWithOffset(o); }
-  std::string slice(unsigned a, unsigned b) const { return text.substr(a, b - a).str(); }
-  unsigned stmtEnd(const clang::Stmt* s) const {
-    if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) return off(cs->getRBracLoc()) + 1;
-    unsigned e = tokEnd(s->getEndLoc());
-    if (e > 0 && (text[e - 1] == ';' || text[e - 1] == '}')) return e;
-    unsigned p = e;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
-    return p < text.size() && text[p] == ';' ? p + 1 : e;
-  }
-  std::string indentOf(unsigned o) const {
-    unsigned s = o;
-    while (s > 0 && text[s - 1] != '\n') --s;
-    unsigned p = s;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
-    return slice(s, p);
-  }
-};
+using Src = SourceBuffer;
 
 // Adds `pad` to every non-empty line after the first (the first continues a line already indented).
 std::string indentRest(const std::string& s, const std::string& pad) {

@@ -1,0 +1,61 @@
+// The main file's text as transforms see it: byte offsets, statement ends, lines and indents.
+// Transforms compute edits on the text as written; this keeps those helpers in one place.
+#pragma once
+#include <string>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+namespace klineage {
+
+struct SourceBuffer {
+  const clang::ASTContext& ctx;
+  const clang::SourceManager& sm;
+  clang::FileID fid;
+  llvm::StringRef text;
+  explicit SourceBuffer(const clang::ASTContext& c)
+      : ctx(c), sm(c.getSourceManager()), fid(sm.getMainFileID()), text(sm.getBufferData(fid)) {}
+  bool inFile(clang::SourceLocation l) const { return l.isValid() && l.isFileID() && sm.getFileID(l) == fid; }
+  bool inFile(const clang::Stmt* s) const { return inFile(s->getBeginLoc()) && inFile(s->getEndLoc()); }
+  unsigned off(clang::SourceLocation l) const { return sm.getFileOffset(l); }
+  unsigned tokEnd(clang::SourceLocation l) const {
+    return off(l) + clang::Lexer::MeasureTokenLength(l, sm, ctx.getLangOpts());
+  }
+  clang::SourceLocation at(unsigned o) const { return sm.getLocForStartOfFile(fid).getLocWithOffset(o); }
+  std::string slice(unsigned a, unsigned b) const { return text.substr(a, b - a).str(); }
+  // End of a statement including the ';' that an expression/return/... statement ends with.
+  unsigned stmtEnd(const clang::Stmt* s) const {
+    if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) return off(cs->getRBracLoc()) + 1;
+    unsigned e = tokEnd(s->getEndLoc());
+    if (e > 0 && (text[e - 1] == ';' || text[e - 1] == '}')) return e;
+    unsigned p = e;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t' || text[p] == '\n' || text[p] == '\r')) ++p;
+    return p < text.size() && text[p] == ';' ? p + 1 : e;
+  }
+  unsigned lineStart(unsigned o) const {
+    while (o > 0 && text[o - 1] != '\n') --o;
+    return o;
+  }
+  bool blankBefore(unsigned o) const {
+    for (unsigned p = lineStart(o); p < o; ++p)
+      if (text[p] != ' ' && text[p] != '\t') return false;
+    return true;
+  }
+  // Offset just past the newline ending o's line when only blanks follow o on it, else npos.
+  size_t restOfLineBlank(unsigned o) const {
+    for (size_t p = o; p < text.size(); ++p) {
+      if (text[p] == '\n') return p + 1;
+      if (text[p] != ' ' && text[p] != '\t' && text[p] != '\r') return std::string::npos;
+    }
+    return text.size();
+  }
+  std::string indentOf(unsigned o) const {
+    unsigned s = lineStart(o), p = s;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
+    return slice(s, p);
+  }
+};
+
+}  // namespace klineage
