@@ -106,6 +106,11 @@ std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(const Config& cf
     CaptureSummary sum;
     int rc = runCapture(co, &sum);
     if (rc != 0) throw CaptureFailed("capturing `" + cmd + "` failed (see above); nothing was selected");
+    try {
+      return load();
+    } catch (const std::exception& e) {
+      throw CaptureFailed(std::string("the capture just written cannot be read back: ") + e.what());
+    }
   }
   return load();
 }
