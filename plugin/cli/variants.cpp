@@ -99,6 +99,11 @@ std::vector<VariantReport> generateVariants(const KernelPlan& plan, const std::v
         }
         seen.insert(key);
         State ns{std::move(step.overlay), st.chain, g, step.kernel_after};
+        // What describes the kernel's place in the target (launch sites, prototypes, header or
+        // not) comes from extraction of the whole target, not from re-parsing one file.
+        ns.info.launches = k.launches;
+        ns.info.declarations = k.declarations;
+        ns.info.in_header = k.in_header;
         ns.chain.push_back(&s);
         ++made;
         VariantReport rep;
