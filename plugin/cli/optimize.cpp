@@ -59,6 +59,10 @@ std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(const Config& cf
 
   auto load = [&]() {
     CaptureSummary sum = nlohmann::json::parse(readFile(dir / "capture.json")).get<CaptureSummary>();
+    // A capture of a failed run (kept for its log) is never reused.
+    if (sum.exit_code != 0 || sum.records.empty())
+      throw std::runtime_error("it is the capture of a failed run (exit " + std::to_string(sum.exit_code) + ", " +
+                               std::to_string(sum.records.size()) + " launches)");
     std::map<std::string, std::vector<LaunchRecord>> by_kernel;
     for (const auto& rel : sum.records) {
       LaunchRecord r = loadRecord((dir / rel).string());

@@ -1,0 +1,186 @@
+// The whole `klineage optimize` pipeline on a copy of examples/quickstart, with a fake compiler
+// and a fake GPU runner: extraction, variants, gate outcomes, selection, launch-site rewriting and
+// the selection file the build reads, all without nvcc or a GPU.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "core/manifest.h"
+#include "gate/selection.h"
+#include "optimize.h"
+
+namespace fs = std::filesystem;
+using namespace klineage;
+
+namespace {
+
+struct FakeCompiler : Compiler {
+  int calls = 0;
+  CompileResult compile(const CompileRequest& req) override {
+    ++calls;
+    atomicWrite(req.cubin, "fake cubin for " + req.id);
+    return {true, "", 0.01};
+  }
+};
+
+// Decides outcomes from what the gate asks: a variant that runs on a smaller grid (the
+// vectorized ones, grid.x / 4) is `vector_outcome`; every other variant is 1.05x faster.
+struct FakeRunner : GpuRunner {
+  bool available = true;
+  Outcome vector_outcome = Outcome::Passed;
+  std::vector<RunnerJob> jobs;
+  DeviceProbe probe() override {
+    DeviceProbe d;
+    d.available = available;
+    d.device = "Fake GPU";
+    d.arch = "sm_90";
+    d.reason = available ? "" : "no device in this test";
+    return d;
+  }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    jobs.push_back(job);
+    RunnerResult r;
+    r.device = "Fake GPU";
+    bool vectorized = job.variant.grid.x < job.original.grid.x;
+    r.outcome = vectorized ? vector_outcome : Outcome::Passed;
+    r.speedup = vectorized ? 1.30 : 1.05;
+    r.noise = 0.01;
+    r.original_time = TimingStats{0.24, 0.23, 0.25, 0.23, 20};
+    r.variant_time = TimingStats{0.24 / r.speedup, 0.17, 0.2, 0.17, 20};
+    r.reason = r.outcome == Outcome::WrongResult ? "y[7]: expected 1, got 2" : "";
+    return r;
+  }
+};
+
+// A copy of the quickstart with a config.json and compile_commands.json written by hand.
+struct Project {
+  fs::path root;
+  std::string config;
+  explicit Project(unsigned budget) {
+    root = fs::temp_directory_path() / ("klineage-pipeline-" + std::to_string(::getpid()) + "-" + std::to_string(budget));
+    fs::remove_all(root);
+    fs::copy(fs::path(KLINEAGE_SOURCE_DIR) / "examples" / "quickstart", root, fs::copy_options::recursive);
+    nlohmann::json cc = nlohmann::json::array();
+    nlohmann::json sources = nlohmann::json::array();
+    for (const char* f : {"saxpy.cu", "relu.cu"}) {
+      std::string src = (root / "src" / f).string();
+      cc.push_back({{"directory", (root / "build").string()},
+                    {"file", src},
+                    {"arguments", {"/usr/local/cuda/bin/nvcc", "-I" + (root / "include").string(), "-std=c++17",
+                                   "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-c", src, "-o", "x.o"}}});
+      sources.push_back({{"original", src}, {"materialized", (root / "build/klineage/kernels/src/src" / f).string()}});
+    }
+    atomicWrite(root / "build" / "compile_commands.json", cc.dump(2));
+    nlohmann::json cfg = {{"format", "klineage-config-1"},
+                          {"target", "kernels"},
+                          {"source_dir", root.string()},
+                          {"build_dir", (root / "build").string()},
+                          {"out_dir", (root / "build/klineage/kernels").string()},
+                          {"compile_commands", (root / "build/compile_commands.json").string()},
+                          {"sources", sources},
+                          {"workload", (root / "klineage.toml").string()},
+                          {"skills", {std::string(KLINEAGE_SOURCE_DIR) + "/skills"}},
+                          {"budget", budget},
+                          {"timeout_s", 10},
+                          {"require_gpu", false},
+                          {"runner", "/nonexistent/klineage-runner"},
+                          {"nvcc", "/usr/local/cuda/bin/nvcc"},
+                          {"run", nullptr}};
+    config = (root / "build/klineage/kernels/config.json").string();
+    atomicWrite(config, cfg.dump(2));
+  }
+  ~Project() { fs::remove_all(root); }
+  Selection selection() const { return loadSelection((root / "build/klineage/kernels/selection.json").string()); }
+  nlohmann::json report() const { return nlohmann::json::parse(readFile(root / "build/klineage/kernels/report.json")); }
+};
+
+std::string chainOf(const SelectedKernel& k) {
+  std::string c;
+  for (const auto& s : k.skills) c += (c.empty() ? "" : "+") + s;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: the fastest passing variant is selected and its launches rewritten", "[pipeline]") {
+  Project p(6);
+  std::string saxpy_before = readFile(p.root / "src/saxpy.cu");
+  FakeCompiler cc;
+  FakeRunner gpu;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+
+  // every variant was compiled and run against the original with the workload's launch
+  CHECK(cc.calls >= 6);
+  REQUIRE_FALSE(gpu.jobs.empty());
+  for (const auto& j : gpu.jobs) {
+    CHECK(j.original.grid.x == 262144);  // (2^26 + 255) / 256
+    CHECK(j.original.block.x == 256);
+    CHECK((j.variant.grid.x == 262144 || j.variant.grid.x == 65536));
+  }
+  Selection sel = p.selection();
+  REQUIRE(sel.sources.size() == 2);
+  const SelectedSource* s = sel.find((p.root / "src/saxpy.cu").string());
+  REQUIRE(s != nullptr);
+  REQUIRE(s->kernels.size() == 1);
+  // ties at 1.30x: the chain with the fewest transforms wins
+  CHECK(chainOf(s->kernels[0]) == "grid-stride-loop+vectorize-float4");
+  CHECK(s->kernels[0].geometry.grid_x_divisor == 4);
+  std::string text = readFile(s->selected);
+  CHECK(text.find("float4") != std::string::npos);
+  CHECK(text.find("saxpy<<<(((n + 255) / 256) + 3) / 4, 256>>>") != std::string::npos);
+  // the user's file is untouched and the selection is fresh for it
+  CHECK(readFile(p.root / "src/saxpy.cu") == saxpy_before);
+  auto d = decideMaterialize(sel, s->original, [](const std::string& f) { return readFile(f); });
+  CHECK(d.use_selected);
+  // the report names every variant with an outcome
+  auto rep = p.report();
+  CHECK(rep["selected"]["saxpy"]["skills"] == nlohmann::json({"grid-stride-loop", "vectorize-float4"}));
+  for (const auto& v : rep["variants"]) CHECK_FALSE(v["outcome"].get<std::string>().empty());
+}
+
+TEST_CASE("pipeline: a wrong variant is never selected, whatever its speed", "[pipeline]") {
+  Project p(6);
+  FakeCompiler cc;
+  FakeRunner gpu;
+  gpu.vector_outcome = Outcome::WrongResult;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+  Selection sel = p.selection();
+  const SelectedSource* s = sel.find((p.root / "src/saxpy.cu").string());
+  REQUIRE(s != nullptr);
+  REQUIRE(s->kernels.size() == 1);
+  std::string chain = chainOf(s->kernels[0]);
+  CHECK(chain.find("vectorize") == std::string::npos);
+  CHECK(s->kernels[0].geometry.grid_x_divisor == 1);
+  CHECK(readFile(s->selected).find("saxpy<<<(n + 255) / 256, 256>>>") != std::string::npos);  // launch as written
+  unsigned wrong = 0;
+  const nlohmann::json rep = p.report();  // keep it alive: the loop reads into it
+  for (const auto& v : rep["variants"]) wrong += v["outcome"] == "wrong-result";
+  CHECK(wrong >= 1);
+}
+
+TEST_CASE("pipeline: without a GPU the originals are kept; REQUIRE_GPU makes it an error", "[pipeline]") {
+  Project p(2);
+  FakeCompiler cc;
+  FakeRunner gpu;
+  gpu.available = false;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+  CHECK(gpu.jobs.empty());
+  CHECK(p.selection().sources.empty());
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"])
+    if (!v["variant"]["is_original"].get<bool>()) CHECK(v["outcome"] == "not-run");
+  opt.require_gpu = true;
+  CHECK(runOptimize(opt, &cc, &gpu) == 1);
+}
