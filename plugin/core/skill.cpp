@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "core/diag.h"
+#include "core/toml_util.h"
 #include "core/fs.h"
 
 namespace klineage {
@@ -17,24 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string join(const std::vector<std::string>& v) {
-  if (v.empty()) return "(none)";
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-std::string typeName(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    default: return "date/time";
-  }
-}
 
 // Reads one skill file; positions point at the offending node, or at line 1 for missing keys of
 // the root table.
@@ -52,7 +35,7 @@ class SkillReader {
       (void)node;
       if (std::find(allowed.begin(), allowed.end(), std::string(key.str())) == allowed.end())
         throw InputError(file_, key.source().begin.line, key.source().begin.column,
-                         "unknown key '" + std::string(key.str()) + "' in " + where + "; expected one of: " + join(allowed));
+                         "unknown key '" + std::string(key.str()) + "' in " + where + "; expected one of: " + joinNames(allowed));
     }
   }
 
@@ -69,7 +52,7 @@ class SkillReader {
     const toml::node* n = get(t, pos, key, label, label + " = \"...\" (a string)", required);
     if (!n) return {};
     auto s = n->as_string();
-    if (!s) failAt(n, label + ": expected a string, found a " + typeName(*n));
+    if (!s) failAt(n, label + ": expected a string, found a " + tomlTypeName(*n));
     if (required && s->get().empty()) failAt(n, label + ": expected a non-empty string");
     return s->get();
   }
@@ -79,7 +62,7 @@ class SkillReader {
     const toml::node* n = get(t, pos, key, key, "a table [" + key + "]", required);
     if (!n) return empty;
     auto tt = n->as_table();
-    if (!tt) failAt(n, key + ": expected a table [" + key + "], found a " + typeName(*n));
+    if (!tt) failAt(n, key + ": expected a table [" + key + "], found a " + tomlTypeName(*n));
     return *tt;
   }
 
@@ -88,10 +71,10 @@ class SkillReader {
     const toml::node* n = t.get(key);
     if (!n) return out;
     auto arr = n->as_array();
-    if (!arr) failAt(n, label + ": expected an array of strings, found a " + typeName(*n));
+    if (!arr) failAt(n, label + ": expected an array of strings, found a " + tomlTypeName(*n));
     for (const auto& el : *arr) {
       auto s = el.as_string();
-      if (!s) failAt(&el, label + ": expected an array of strings, found an element that is a " + typeName(el));
+      if (!s) failAt(&el, label + ": expected an array of strings, found an element that is a " + tomlTypeName(el));
       out.push_back(s->get());
     }
     return out;
@@ -152,10 +135,10 @@ class SkillReader {
     s.transform = str(root, nullptr, "transform", "transform", true);
     if (std::find(known_transforms.begin(), known_transforms.end(), s.transform) == known_transforms.end())
       failAt(root.get("transform"),
-             "transform: unknown transform '" + s.transform + "'; known transforms: " + join(known_transforms));
+             "transform: unknown transform '" + s.transform + "'; known transforms: " + joinNames(known_transforms));
 
     if (const toml::node* p = root.get("params")) {
-      if (!p->as_table()) failAt(p, "params: expected a table [params], found a " + typeName(*p));
+      if (!p->as_table()) failAt(p, "params: expected a table [params], found a " + tomlTypeName(*p));
       s.params = toJson(*p);
     }
 
@@ -168,7 +151,7 @@ class SkillReader {
       const toml::node* n = anchor.get(key);
       for (const auto& f : v)
         if (std::find(known.begin(), known.end(), f) == known.end())
-          failAt(n, "anchor." + key + ": unknown feature '" + f + "'; valid features: " + join(known));
+          failAt(n, "anchor." + key + ": unknown feature '" + f + "'; valid features: " + joinNames(known));
       return v;
     };
     s.requires_features = features("requires_features");
@@ -183,17 +166,17 @@ class SkillReader {
     s.facts = strings(pre, "facts", "preconditions.facts");
     for (const auto& f : s.facts)
       if (!isKnownFact(f))
-        failAt(pre.get("facts"), "preconditions.facts: unknown fact '" + f + "'; valid facts: " + join(factForms()));
+        failAt(pre.get("facts"), "preconditions.facts: unknown fact '" + f + "'; valid facts: " + joinNames(factForms()));
 
     const toml::table& effect = table(root, nullptr, "effect", true, empty);
     checkKeys(effect, {"expected", "measured"}, "[effect]");
     s.expected_effect = str(effect, &effect, "expected", "effect.expected", true);
     if (const toml::node* m = effect.get("measured")) {
       auto arr = m->as_array();
-      if (!arr) failAt(m, "effect.measured: expected an array of tables [[effect.measured]], found a " + typeName(*m));
+      if (!arr) failAt(m, "effect.measured: expected an array of tables [[effect.measured]], found a " + tomlTypeName(*m));
       for (const auto& el : *arr) {
         auto t = el.as_table();
-        if (!t) failAt(&el, "effect.measured: expected tables { workload, gpu, speedup }, found a " + typeName(el));
+        if (!t) failAt(&el, "effect.measured: expected tables { workload, gpu, speedup }, found a " + tomlTypeName(el));
         checkKeys(*t, {"gpu", "speedup", "workload"}, "[[effect.measured]]");
         MeasuredEffect me;
         me.workload = str(*t, t, "workload", "effect.measured.workload", true);
@@ -201,7 +184,7 @@ class SkillReader {
         const toml::node* sp = get(*t, t, "speedup", "effect.measured.speedup", "a positive number", true);
         if (auto i = sp->as_integer()) me.speedup = static_cast<double>(i->get());
         else if (auto f = sp->as_floating_point()) me.speedup = f->get();
-        else failAt(sp, "effect.measured.speedup: expected a positive number, found a " + typeName(*sp));
+        else failAt(sp, "effect.measured.speedup: expected a positive number, found a " + tomlTypeName(*sp));
         if (!(me.speedup > 0) || !std::isfinite(me.speedup))
           failAt(sp, "effect.measured.speedup: expected a positive number");
         s.measured.push_back(me);
@@ -210,10 +193,10 @@ class SkillReader {
 
     if (const toml::node* r = root.get("risks")) {
       auto arr = r->as_array();
-      if (!arr) failAt(r, "risks: expected an array of tables [[risks]], found a " + typeName(*r));
+      if (!arr) failAt(r, "risks: expected an array of tables [[risks]], found a " + tomlTypeName(*r));
       for (const auto& el : *arr) {
         auto t = el.as_table();
-        if (!t) failAt(&el, "risks: expected tables { failure, avoided_by }, found a " + typeName(el));
+        if (!t) failAt(&el, "risks: expected tables { failure, avoided_by }, found a " + tomlTypeName(el));
         checkKeys(*t, {"avoided_by", "failure"}, "[[risks]]");
         s.risks.push_back({str(*t, t, "failure", "risks.failure", true), str(*t, t, "avoided_by", "risks.avoided_by", true)});
       }

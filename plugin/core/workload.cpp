@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "core/diag.h"
+#include "core/toml_util.h"
 #include "core/expr.h"
 #include "core/fs.h"
 
@@ -27,24 +28,6 @@ const WorkloadKernel* Workload::find(const std::string& n) const {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  if (v.empty()) return "(none)";
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-std::string typeName(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    default: return "date/time";
-  }
-}
 
 [[noreturn]] void failAt(const std::string& file, const toml::source_region& src, const std::string& msg) {
   throw InputError(file, src.begin.line, src.begin.column, msg);
@@ -57,7 +40,7 @@ void checkKeys(const std::string& file, const toml::table& t, const std::vector<
     (void)node;
     if (std::find(allowed.begin(), allowed.end(), std::string(key.str())) == allowed.end())
       failAt(file, key.source(), "unknown key '" + std::string(key.str()) + "' in " + where +
-                                     "; expected one of: " + join(allowed));
+                                     "; expected one of: " + joinNames(allowed));
   }
 }
 
@@ -75,7 +58,7 @@ WorkloadExpr readExpr(const std::string& file, const toml::node& n, const std::s
       failAt(file, n.source(), label + ": in expression \"" + e.text + "\": " + err.what());
     }
   } else {
-    failAt(file, n.source(), label + ": expected an integer or an expression string, found a " + typeName(n));
+    failAt(file, n.source(), label + ": expected an integer or an expression string, found a " + tomlTypeName(n));
   }
   return e;
 }
@@ -86,7 +69,7 @@ double evalNumber(const std::string& text) { return evalExpr(text, std::map<std:
 InitSpec parseInit(const std::string& file, const toml::node& n, const std::string& label) {
   const std::string expected = "expected one of \"uniform(lo, hi)\", \"constant(v)\", \"iota\", \"zeros\"";
   auto s = n.as_string();
-  if (!s) failAt(file, n.source(), label + ": " + expected + ", found a " + typeName(n));
+  if (!s) failAt(file, n.source(), label + ": " + expected + ", found a " + tomlTypeName(n));
   std::string text = s->get();
   auto trim = [](std::string x) {
     size_t b = x.find_first_not_of(" \t"), e = x.find_last_not_of(" \t");
@@ -156,7 +139,7 @@ std::vector<WorkloadExpr> readDims(const std::string& file, const toml::table& k
   auto arr = n->as_array();
   if (!arr || arr->empty() || arr->size() > 3)
     failAt(file, n->source(), label + ": expected an array of 1 to 3 integers or expression strings, found " +
-                                  (arr ? "an array of " + std::to_string(arr->size()) : std::string("a ") + typeName(*n)));
+                                  (arr ? "an array of " + std::to_string(arr->size()) : std::string("a ") + tomlTypeName(*n)));
   std::vector<WorkloadExpr> out;
   for (size_t i = 0; i < arr->size(); ++i) out.push_back(readExpr(file, *arr->get(i), label + "[" + std::to_string(i) + "]"));
   return out;
@@ -166,7 +149,7 @@ double readNonNegative(const std::string& file, const toml::node& n, const std::
   double v;
   if (auto i = n.as_integer()) v = static_cast<double>(i->get());
   else if (auto f = n.as_floating_point()) v = f->get();
-  else failAt(file, n.source(), label + ": expected a number, found a " + typeName(n));
+  else failAt(file, n.source(), label + ": expected a number, found a " + tomlTypeName(n));
   if (!std::isfinite(v) || v < 0 || (positive && v == 0))
     failAt(file, n.source(), label + ": expected a " + (positive ? "positive" : "non-negative") + " number");
   return v;
@@ -196,7 +179,7 @@ WorkloadArg readArg(const std::string& file, const std::string& name, const toml
     if (const toml::node* off = t->get("offset")) a.offset = readExpr(file, *off, label + ".offset");
     if (const toml::node* out = t->get("output")) {
       auto ob = out->as_boolean();
-      if (!ob) failAt(file, out->source(), label + ".output: expected true or false, found a " + typeName(*out));
+      if (!ob) failAt(file, out->source(), label + ".output: expected true or false, found a " + tomlTypeName(*out));
       a.output = ob->get();
     }
     if (const toml::node* in = t->get("init")) {
@@ -209,7 +192,7 @@ WorkloadArg readArg(const std::string& file, const std::string& name, const toml
     }
   } else {
     failAt(file, n.source(), label + ": expected a number (scalar parameter) or a table { elements = ..., init = ..., "
-                                     "output = ..., offset = ... } (pointer parameter), found a " + typeName(n));
+                                     "output = ..., offset = ... } (pointer parameter), found a " + tomlTypeName(n));
   }
   return a;
 }
@@ -221,19 +204,19 @@ WorkloadKernel readKernel(const std::string& file, const std::string& name, cons
   k.line = n.source().begin.line;
   k.column = n.source().begin.column;
   auto kt = n.as_table();
-  if (!kt) failAt(file, n.source(), "kernel." + name + ": expected a table [kernel." + name + "], found a " + typeName(n));
+  if (!kt) failAt(file, n.source(), "kernel." + name + ": expected a table [kernel." + name + "], found a " + tomlTypeName(n));
   checkKeys(file, *kt, {"args", "block", "check", "grid", "shmem", "timeout"}, "[kernel." + name + "]");
   k.grid = readDims(file, *kt, "grid");
   k.block = readDims(file, *kt, "block");
   if (const toml::node* s = kt->get("shmem")) k.shmem = readExpr(file, *s, "shmem");
   if (const toml::node* args = kt->get("args")) {
     auto at = args->as_table();
-    if (!at) failAt(file, args->source(), "args: expected a table of arguments (args.NAME = ...), found a " + typeName(*args));
+    if (!at) failAt(file, args->source(), "args: expected a table of arguments (args.NAME = ...), found a " + tomlTypeName(*args));
     for (auto&& [key, val] : *at) k.args.push_back(readArg(file, std::string(key.str()), val));
   }
   if (const toml::node* c = kt->get("check")) {
     auto ct = c->as_table();
-    if (!ct) failAt(file, c->source(), "check: expected a table { rtol = ..., atol = ... }, found a " + typeName(*c));
+    if (!ct) failAt(file, c->source(), "check: expected a table { rtol = ..., atol = ... }, found a " + tomlTypeName(*c));
     checkKeys(file, *ct, {"atol", "rtol"}, "check");
     if (const toml::node* r = ct->get("rtol")) k.check.rtol = readNonNegative(file, *r, "check.rtol", false);
     if (const toml::node* a = ct->get("atol")) k.check.atol = readNonNegative(file, *a, "check.atol", false);
@@ -250,7 +233,7 @@ WorkloadKernel readKernel(const std::string& file, const std::string& name, cons
         throw InputError(file, e.line, e.column,
                          label + ": \"" + e.text + "\" uses '" + used + "', which is " +
                              (k.findArg(used) ? "a buffer argument" : "not an argument of this kernel") +
-                             "; expected a scalar argument: " + join(scalars));
+                             "; expected a scalar argument: " + joinNames(scalars));
   };
   for (size_t i = 0; i < k.grid.size(); ++i) checkNames(k.grid[i], "grid[" + std::to_string(i) + "]");
   for (size_t i = 0; i < k.block.size(); ++i) checkNames(k.block[i], "block[" + std::to_string(i) + "]");
@@ -288,7 +271,7 @@ std::vector<ElemType> checkKernel(const WorkloadKernel& wk, const KernelInfo& k)
     if (std::find(names.begin(), names.end(), a.name) == names.end())
       throw InputError(wk.file, a.line, a.column,
                        "args." + a.name + ": kernel '" + wk.name + "' has no parameter '" + a.name +
-                           "'; its parameters are: " + join(names));
+                           "'; its parameters are: " + joinNames(names));
   }
   std::vector<ElemType> types;
   for (const auto& p : k.params) {
@@ -374,7 +357,7 @@ Workload loadWorkload(const std::string& path) {
   w.path = path;
   const toml::node* kn = root.get("kernel");
   const toml::table* kt = kn ? kn->as_table() : nullptr;
-  if (kn && !kt) failAt(path, kn->source(), "kernel: expected tables [kernel.NAME], found a " + std::string(typeName(*kn)));
+  if (kn && !kt) failAt(path, kn->source(), "kernel: expected tables [kernel.NAME], found a " + std::string(tomlTypeName(*kn)));
   if (!kt || kt->empty()) throw InputError(path, 1, 0, "expected at least one [kernel.NAME] table");
   for (auto&& [key, node] : *kt) w.kernels.push_back(readKernel(path, std::string(key.str()), node));
   return w;
@@ -437,7 +420,7 @@ void validateWorkload(const Workload& w, const Manifest& m) {
       for (const auto& x : m.kernels) names.push_back(x.name);
       throw InputError(w.path, wk.line, wk.column,
                        "[kernel." + wk.name + "]: unknown kernel '" + wk.name + "'; the kernels of target '" + m.target +
-                           "' are: " + join(names));
+                           "' are: " + joinNames(names));
     }
     prepareLaunch(wk, *k);  // evaluates every expression, so bad sizes surface here
   }
