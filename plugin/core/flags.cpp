@@ -219,11 +219,36 @@ CudaFlags parseCudaFlags(const std::vector<std::string>& argv, const std::string
   return f;
 }
 
+namespace {
+// -D, -U, -I, -isystem, then -include (`first_include` before the command's own), in the order
+// both compilers need them.
+void appendPreprocessorFlags(std::vector<std::string>& a, const CudaFlags& flags, const std::string& first_include) {
+  for (const auto& d : flags.defines) a.push_back("-D" + d);
+  for (const auto& u : flags.undefines) a.push_back("-U" + u);
+  for (const auto& i : flags.includes) a.push_back("-I" + i);
+  for (const auto& i : flags.system_includes) {
+    a.push_back("-isystem");
+    a.push_back(i);
+  }
+  if (!first_include.empty()) {
+    a.push_back("-include");
+    a.push_back(first_include);
+  }
+  for (const auto& i : flags.forced_includes) {
+    a.push_back("-include");
+    a.push_back(i);
+  }
+}
+}  // namespace
+
 std::vector<std::string> clangArgsFor(const CudaFlags& flags, const ClangParseSetup& setup) {
   std::vector<std::string> a = {"-xcuda", "--cuda-host-only", "--cuda-path=" + setup.cuda_path,
                                 "-nocudalib", "-Wno-unknown-cuda-version", "-Wno-c++11-narrowing",
                                 "-Xclang", "-fcuda-allow-variadic-functions", "-fsyntax-only"};
-  a.push_back("--cuda-gpu-arch=" + highestArch(flags));
+  // clang 16 knows sm_90 (and sm_90a) at most; parsing for it is enough for newer targets
+  std::string arch = highestArch(flags);
+  if (std::atoi(arch.c_str() + 3) > 90) arch = "sm_90";
+  a.push_back("--cuda-gpu-arch=" + arch);
   std::string std = flags.std.empty() ? "c++17" : flags.std;
   a.push_back("-std=" + std);
   if (!setup.resource_dir.empty()) {
@@ -236,21 +261,7 @@ std::vector<std::string> clangArgsFor(const CudaFlags& flags, const ClangParseSe
   }
   a.push_back("-isystem");
   a.push_back(setup.cuda_path + "/include/cccl");
-  for (const auto& d : flags.defines) a.push_back("-D" + d);
-  for (const auto& u : flags.undefines) a.push_back("-U" + u);
-  for (const auto& i : flags.includes) a.push_back("-I" + i);
-  for (const auto& i : flags.system_includes) {
-    a.push_back("-isystem");
-    a.push_back(i);
-  }
-  if (!setup.compat_dir.empty()) {
-    a.push_back("-include");
-    a.push_back(setup.compat_dir + "/klineage_parse_compat.h");
-  }
-  for (const auto& i : flags.forced_includes) {
-    a.push_back("-include");
-    a.push_back(i);
-  }
+  appendPreprocessorFlags(a, flags, setup.compat_dir.empty() ? "" : setup.compat_dir + "/klineage_parse_compat.h");
   return a;
 }
 
@@ -264,10 +275,7 @@ std::string highestArch(const CudaFlags& flags, const std::string& fallback) {
       best = a;
     }
   }
-  if (best.empty()) return fallback;
-  // clang 16 knows sm_90 (and sm_90a) at most
-  if (best_n > 90) return "sm_90";
-  return best;
+  return best.empty() ? fallback : best;
 }
 
 std::vector<std::string> nvccCubinArgs(const std::string& nvcc, const CudaFlags& flags, const std::string& arch,
@@ -276,17 +284,7 @@ std::vector<std::string> nvccCubinArgs(const std::string& nvcc, const CudaFlags&
   std::vector<std::string> a = {nvcc, "-cubin", "-arch=" + arch};
   if (!flags.std.empty()) a.push_back("-std=" + flags.std);
   for (const auto& i : extra_includes) a.push_back("-I" + i);
-  for (const auto& d : flags.defines) a.push_back("-D" + d);
-  for (const auto& u : flags.undefines) a.push_back("-U" + u);
-  for (const auto& i : flags.includes) a.push_back("-I" + i);
-  for (const auto& i : flags.system_includes) {
-    a.push_back("-isystem");
-    a.push_back(i);
-  }
-  for (const auto& i : flags.forced_includes) {
-    a.push_back("-include");
-    a.push_back(i);
-  }
+  appendPreprocessorFlags(a, flags, "");
   for (const auto& o : flags.other_nvcc) a.push_back(o);
   a.push_back("-o");
   a.push_back(cubin);

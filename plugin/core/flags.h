@@ -53,7 +53,8 @@ std::vector<std::string> nvccCubinArgs(const std::string& nvcc, const CudaFlags&
                                        const std::string& source, const std::string& cubin,
                                        const std::vector<std::string>& extra_includes = {});
 
-// The highest sm_XX in the flags, or `fallback`.
+// The highest sm_XX in the flags, or `fallback` (nvcc compiles for it as is; clangArgsFor parses
+// for at most sm_90, the newest clang 16 knows).
 std::string highestArch(const CudaFlags& flags, const std::string& fallback = "sm_90");
 
 }  // namespace klineage

@@ -107,10 +107,10 @@ TEST_CASE("parseCudaFlags: architecture spellings", "[flags]") {
     CHECK(highestArch(f) == "sm_90");          // the documented fallback
     CHECK(highestArch(f, "sm_80") == "sm_80");
   }
-  SECTION("sm_100 is clamped to sm_90 for clang 16") {
+  SECTION("sm_100 stays sm_100 for nvcc (clangArgsFor clamps it for clang 16)") {
     CudaFlags f = parseCudaFlags({"nvcc", "--generate-code=arch=compute_100,code=[sm_100]", "-arch=sm_80"}, "/b");
     CHECK(f.archs == Args{"sm_100", "sm_80"});
-    CHECK(highestArch(f) == "sm_90");
+    CHECK(highestArch(f) == "sm_100");
   }
 }
 
