@@ -410,6 +410,30 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
           }
           std::string wd = (out / "gate" / r.variant.kernel / fs::path(r.cubin).stem()).string();
           recordRun(r, runner->run(job, wd, plan.timeout_s));
+          // Timed on the largest captured launch; the other captured shapes must give the same
+          // results too (a variant may be right for one n and wrong for another).
+          if (plan.replay && (r.outcome == Outcome::Passed || r.outcome == Outcome::Slower)) {
+            unsigned n = 0;
+            for (const auto& other : plan.records) {
+              if (other.dir == plan.replay->dir) continue;
+              RunnerJob check = job;
+              check.profile.enabled = false;
+              check.replay->record_dir = other.dir;
+              check.original.grid = other.grid;
+              check.original.block = other.block;
+              check.original.shmem = other.shmem;
+              check.variant.grid = applyGrid(r.variant.geometry, other.grid);
+              check.variant.block = applyBlock(r.variant.geometry, other.block);
+              check.variant.shmem = other.shmem;
+              RunnerResult cr = runner->run(check, wd + "-shape" + std::to_string(++n), plan.timeout_s);
+              if (cr.outcome != Outcome::Passed || cr.status != "ok") {
+                r.outcome = cr.status == "ok" ? cr.outcome : Outcome::RuntimeFailed;
+                if (r.outcome == Outcome::NotRun) r.outcome = Outcome::WrongResult;
+                r.reason = "on the captured launch " + other.dir + ": " + cr.reason;
+                break;
+              }
+            }
+          }
         }
       }
       say(progressLine(r));
