@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# runner-probe: `klineage-runner --probe` names the device on a GPU machine (one JSON line) and
+# says why not elsewhere. Exit 0: well-formed "ok" line; 77: skipped (no CUDA device); 1: malformed.
+#   usage: probe.sh <klineage-runner>
+line=$("$1" --probe)
+rc=$?
+echo "$line"
+if [ $rc -eq 3 ] && grep -Eq '^\{"status":"no-device","reason":"[^"]+' <<<"$line"; then
+  echo "skipped: no CUDA device"
+  exit 77
+fi
+if [ $rc -eq 0 ] && grep -Eq '^\{"status":"ok","device":"[^"]+","sm":"[0-9]+","l2_bytes":[0-9]+\}' <<<"$line"; then
+  exit 0
+fi
+echo "FAIL: unexpected probe answer (exit $rc)"
+exit 1
