@@ -2,6 +2,8 @@
 // (plugin/core/flags.h), on command lines shaped like the ones CMake writes.
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -18,24 +20,8 @@ using Args = std::vector<std::string>;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("klineage-test-flags-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-    path = fs::canonical(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("flags") {}
 };
 
 bool contains(const Args& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,18 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("klineage-test-record-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("record") {}
 };
 
 std::string bytes(size_t n, unsigned seed) {

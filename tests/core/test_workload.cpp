@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.h"
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -14,22 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test case, removed afterwards, so cases do not see each other's files.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("klineage-test-workload-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("workload") {}
 };
 
 std::string writeFile(const fs::path& dir, const std::string& name, const std::string& text) {

@@ -3,6 +3,8 @@
 // (variant.h) and the materialize decision (selection.h).
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.h"
+
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -32,25 +34,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("klineage-test-gate-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-    path = fs::canonical(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text, bool executable = false) const {
-    fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    if (executable) ::chmod(p.c_str(), 0755);
-    return p.string();
-  }
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("gate") {}
 };
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -2,6 +2,8 @@
 // the flags KLineage derives for them, and the manifest facts the skills rely on checked.
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -19,24 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("klineage-test-extract-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-    path = fs::canonical(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("extract") {}
 };
 
 std::vector<std::string> clangArgs(const std::string& include_dir) {
