@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "support/input_error.h"
 #include "support/temp_dir.h"
 
 #include <atomic>
@@ -23,22 +24,8 @@ struct TempDir : test::TempDir {
   TempDir() : test::TempDir("skills") {}
 };
 
-std::string writeFile(const fs::path& dir, const std::string& name, const std::string& text) {
-  fs::path p = dir / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-template <class F>
-InputError inputError(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw;  // not reached: FAIL throws
-}
+using test::inputError;
+using test::writeFile;
 
 // The brief's example skill, with one measured effect. Line numbers matter to the tests below.
 const std::string kExample = R"TOML(schema = 1

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "support/input_error.h"
 #include "support/temp_dir.h"
 
 #include <atomic>
@@ -20,22 +21,8 @@ struct TempDir : test::TempDir {
   TempDir() : test::TempDir("workload") {}
 };
 
-std::string writeFile(const fs::path& dir, const std::string& name, const std::string& text) {
-  fs::path p = dir / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-template <class F>
-InputError inputError(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw;  // not reached: FAIL throws
-}
+using test::inputError;
+using test::writeFile;
 
 ParamInfo scalarParam(const std::string& name, const std::string& type, unsigned size) {
   ParamInfo p;

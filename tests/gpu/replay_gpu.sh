@@ -6,22 +6,11 @@
 set -u
 runner=$1 nvcc=$2 src=$3 work=$4
 
-probe=$("$runner" --probe)
-if [ $? -ne 0 ]; then
-  echo "skipped: no CUDA device"
-  echo "probe: $probe"
-  exit 77
-fi
-if [ ! -x "$nvcc" ]; then
-  echo "skipped: nvcc not found ('$nvcc')"
-  exit 77
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_preamble.sh"
 if ! command -v python3 >/dev/null; then
   echo "skipped: python3 not found (needed to read the results)"
   exit 77
 fi
-sm=$(sed -n 's/.*"sm":"\([0-9]*\)".*/\1/p' <<<"$probe")
-echo "probe: $probe"
 
 rm -rf "$work" && mkdir -p "$work"
 cubin=$work/replay.cubin

@@ -5,18 +5,7 @@
 set -u
 runner=$1 nvcc=$2 src=$3 work=$4
 
-probe=$("$runner" --probe)
-if [ $? -ne 0 ]; then
-  echo "skipped: no CUDA device"
-  echo "probe: $probe"
-  exit 77
-fi
-if [ ! -x "$nvcc" ]; then
-  echo "skipped: nvcc not found ('$nvcc')"
-  exit 77
-fi
-sm=$(sed -n 's/.*"sm":"\([0-9]*\)".*/\1/p' <<<"$probe")
-echo "probe: $probe"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_preamble.sh"
 
 rm -rf "$work" && mkdir -p "$work"
 cubin=$work/kernels.cubin
