@@ -40,6 +40,19 @@ std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block,
   return b;
 }
 
+// Replaying a captured launch of kernel k: allocations are compared as the pointee types of the
+// kernel's pointer parameters, and named after them in messages.
+ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool check_fidelity) {
+  ReplaySpec rs;
+  rs.record_dir = record_dir;
+  for (const auto& prm : k.params) {
+    rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
+    rs.param_names.push_back(prm.name);
+  }
+  rs.check_fidelity = check_fidelity;
+  return rs;
+}
+
 struct CaptureFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -239,14 +252,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
         job.variant = job.original;
         job.profile.enabled = false;
         if (p.wk) job.tolerance = p.wk->check;
-        ReplaySpec rs;
-        rs.record_dir = big->dir;
-        for (const auto& prm : k.params) {
-          rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
-          rs.param_names.push_back(prm.name);
-        }
-        rs.check_fidelity = true;
-        job.replay = rs;
+        job.replay = replaySpec(k, big->dir, /*check_fidelity=*/true);
         RunnerResult fr = runner->run(job, (out / "gate" / k.name / "fidelity").string(), cfg.timeout_s * 3);
         if (fr.status == "error") {
           replay_problem = "the capture cannot be replayed: " + fr.reason;
@@ -397,14 +403,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
           job.variant = {r.cubin, r.variant.mangled_name, applyGrid(r.variant.geometry, plan.grid),
                          applyBlock(r.variant.geometry, plan.block), plan.shmem};
           if (plan.replay) {
-            ReplaySpec rs;
-            rs.record_dir = plan.replay->dir;
-            for (const auto& prm : plan.info->params) {
-              rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
-              rs.param_names.push_back(prm.name);
-            }
-            rs.check_fidelity = false;  // checked once above
-            job.replay = rs;
+            job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once above
           } else {
             job.params = plan.launch->params;
           }
