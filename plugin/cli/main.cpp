@@ -1,4 +1,5 @@
 // klineage: the command line used by the CMake module (and by hand).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
   extract->add_option("--source", extract_sources, "parse these files instead of a target's (with the flags after --)")
       ->check(CLI::ExistingFile)->excludes(ex_config);
   extract->add_option("flags", extract_flags, "nvcc-style flags for --source (-I, -D, -std, -arch), after --");
+  extract->footer("Example: klineage extract --source sgemm.cu kernels.cu -- -arch=sm_90 -std=c++17 -Iinclude\n");
 
   auto* optimize = app.add_subcommand("optimize", "Extract, apply every applicable set of skills, gate each variant (compile, "
                                                   "correctness, profile) and keep the fastest passing one per kernel.");
@@ -217,10 +219,33 @@ int main(int argc, char** argv) {
   skills->add_option("id", skill_id, "skill id (for show)");
   skills->add_option("--skills", skill_dirs, "skill directories (default: the installed skills)");
 
+  // Everything after the first `--` belongs to the subcommand (extract's nvcc flags, capture's
+  // program), split off before CLI11 parses: a multi-value option such as --source would
+  // otherwise take the separator and leave the flags unexpected.
+  std::vector<std::string> args(argv + 1, argv + argc), after_dashes;
+  bool has_dashes = false;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--") {
+      after_dashes.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      args.resize(i);
+      has_dashes = true;
+      break;
+    }
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitBadInput;
+  }
+  if (has_dashes) {
+    if (extract->parsed()) {
+      extract_flags.insert(extract_flags.end(), after_dashes.begin(), after_dashes.end());
+    } else if (capture->parsed()) {
+      capture_cmd.insert(capture_cmd.end(), after_dashes.begin(), after_dashes.end());
+    } else {
+      std::cerr << "klineage: error: only `extract` (nvcc flags) and `capture` (a program) take arguments after --\n";
+      return kExitBadInput;
+    }
   }
   try {
     if (extract->parsed()) {
