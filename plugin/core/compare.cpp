@@ -44,6 +44,12 @@ std::string shortestFloat(F v) {
   return buf;
 }
 
+void noteMismatch(BufferCompare& r, unsigned long long i) {
+  if (!r.first_mismatch) r.first_mismatch = i;
+  if (r.samples.size() < kMismatchSamples) r.samples.push_back({i, "", ""});
+  ++r.mismatches;
+}
+
 template <typename F>
 void compareFloats(BufferCompare& r, const void* expected, const void* actual, unsigned long long n,
                    Tolerance tol) {
@@ -63,10 +69,7 @@ void compareFloats(BufferCompare& r, const void* expected, const void* actual, u
       if (d > r.max_abs_err) r.max_abs_err = d;
       if (ae > 0 && d / ae > r.max_rel_err) r.max_rel_err = d / ae;
     }
-    if (!ok) {
-      if (!r.first_mismatch) r.first_mismatch = i;
-      ++r.mismatches;
-    }
+    if (!ok) noteMismatch(r, i);
   }
 }
 
@@ -79,8 +82,7 @@ void compareInts(BufferCompare& r, const void* expected, const void* actual, uns
     const long double ae = std::fabs(static_cast<long double>(e));
     if (d > r.max_abs_err) r.max_abs_err = static_cast<double>(d);
     if (ae > 0 && d / ae > r.max_rel_err) r.max_rel_err = static_cast<double>(d / ae);
-    if (!r.first_mismatch) r.first_mismatch = i;
-    ++r.mismatches;
+    noteMismatch(r, i);
   }
 }
 
@@ -129,6 +131,11 @@ BufferCompare compareBuffers(const std::string& param, ElemType type, const void
     const unsigned long long off = *r.first_mismatch * elemSize(type);
     r.expected = formatElement(type, static_cast<const char*>(expected) + off);
     r.actual = formatElement(type, static_cast<const char*>(actual) + off);
+  }
+  for (auto& smp : r.samples) {
+    const unsigned long long off = smp.index * elemSize(type);
+    smp.expected = formatElement(type, static_cast<const char*>(expected) + off);
+    smp.actual = formatElement(type, static_cast<const char*>(actual) + off);
   }
   return r;
 }

@@ -117,13 +117,10 @@ static const char* initName(InitSpec::Kind k) {
   return "zeros";
 }
 
-void to_json(nlohmann::json& j, const RunnerJob& job) {
-  auto launch = [](const LaunchSpec& l) {
-    return nlohmann::json{{"cubin", l.cubin}, {"function", l.function}, {"grid", l.grid},
-                          {"block", l.block}, {"shmem", l.shmem}};
-  };
+namespace {
+nlohmann::json paramsToJson(const std::vector<ParamSpec>& ps) {
   nlohmann::json params = nlohmann::json::array();
-  for (const auto& p : job.params) {
+  for (const auto& p : ps) {
     nlohmann::json q = {{"name", p.name}, {"kind", p.is_buffer ? "buffer" : "scalar"},
                         {"type", elemTypeName(p.type)}, {"size_bytes", p.size_bytes}};
     if (p.is_buffer) {
@@ -138,16 +135,48 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
     }
     params.push_back(q);
   }
+  return params;
+}
+
+std::vector<ParamSpec> paramsFromJson(const nlohmann::json& param_list);
+
+nlohmann::json geometryToJson(const Geometry& g) { return {{"grid", g.grid}, {"block", g.block}, {"shmem", g.shmem}}; }
+Geometry geometryFromJson(const nlohmann::json& l) {
+  Geometry g;
+  if (l.contains("grid")) g.grid = l.at("grid").get<Dim3>();
+  if (l.contains("block")) g.block = l.at("block").get<Dim3>();
+  g.shmem = l.value("shmem", 0u);
+  return g;
+}
+}  // namespace
+
+void to_json(nlohmann::json& j, const RunnerJob& job) {
+  auto launch = [](const LaunchSpec& l) {
+    nlohmann::json x{{"cubin", l.cubin}, {"function", l.function}, {"grid", l.grid},
+                     {"block", l.block}, {"shmem", l.shmem}};
+    if (l.globals) {
+      x["globals"] = nlohmann::json::array();
+      for (const auto& g : *l.globals) x["globals"].push_back({{"name", g.name}, {"bytes", g.bytes}});
+    }
+    return x;
+  };
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& p : job.probes)
+    probes.push_back({{"name", p.name}, {"params", paramsToJson(p.params)},
+                      {"original", geometryToJson(p.original)}, {"variant", geometryToJson(p.variant)}});
   j = {{"format", "klineage-runner-job-1"},
        {"original", launch(job.original)},
        {"variant", launch(job.variant)},
-       {"params", params},
+       {"params", paramsToJson(job.params)},
        {"seeds", job.seeds},
+       {"random_seeds", job.random_seeds},
+       {"probes", probes},
+       {"guard_bytes", job.guard_bytes},
        {"tolerance", {{"rtol", job.tolerance.rtol}, {"atol", job.tolerance.atol}}},
        {"profile",
         {{"enabled", job.profile.enabled}, {"warmup", job.profile.warmup}, {"min_runs", job.profile.min_runs},
          {"min_ms", job.profile.min_ms}, {"max_runs", job.profile.max_runs},
-         {"flush_bytes", job.profile.flush_bytes}}}};
+         {"flush_bytes", job.profile.flush_bytes}, {"check_runs", job.profile.check_runs}}}};
   if (job.replay) {  // absent otherwise, so declared-workload jobs read as before
     nlohmann::json types = nlohmann::json::array();
     for (const auto& t : job.replay->param_elem_types)
@@ -158,22 +187,9 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
   }
 }
 
-void from_json(const nlohmann::json& j, RunnerJob& job) {
-  auto launch = [](const nlohmann::json& l) {
-    LaunchSpec s;
-    s.cubin = l.value("cubin", "");
-    s.function = l.value("function", "");
-    if (l.contains("grid")) s.grid = l.at("grid").get<Dim3>();
-    if (l.contains("block")) s.block = l.at("block").get<Dim3>();
-    s.shmem = l.value("shmem", 0u);
-    return s;
-  };
-  job = RunnerJob{};
-  job.original = launch(j.at("original"));
-  job.variant = launch(j.at("variant"));
-  // A replay job needs no params; any other job must have them.
-  const nlohmann::json no_params = nlohmann::json::array();
-  const nlohmann::json& param_list = j.contains("replay") && !j.contains("params") ? no_params : j.at("params");
+namespace {
+std::vector<ParamSpec> paramsFromJson(const nlohmann::json& param_list) {
+  std::vector<ParamSpec> out;
   for (const auto& q : param_list) {
     ParamSpec p;
     p.name = q.value("name", "");
@@ -200,8 +216,43 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
     } else {
       p.ivalue = q.value("value", 0ll);
     }
-    job.params.push_back(p);
+    out.push_back(p);
   }
+  return out;
+}
+}  // namespace
+
+void from_json(const nlohmann::json& j, RunnerJob& job) {
+  auto launch = [](const nlohmann::json& l) {
+    LaunchSpec s;
+    s.cubin = l.value("cubin", "");
+    s.function = l.value("function", "");
+    const Geometry g = geometryFromJson(l);
+    s.grid = g.grid;
+    s.block = g.block;
+    s.shmem = g.shmem;
+    if (l.contains("globals")) {
+      s.globals.emplace();
+      for (const auto& x : l.at("globals")) s.globals->push_back({x.at("name").get<std::string>(), x.at("bytes").get<unsigned long long>()});
+    }
+    return s;
+  };
+  job = RunnerJob{};
+  job.original = launch(j.at("original"));
+  job.variant = launch(j.at("variant"));
+  // A replay job needs no params; any other job must have them.
+  const nlohmann::json no_params = nlohmann::json::array();
+  job.params = paramsFromJson(j.contains("replay") && !j.contains("params") ? no_params : j.at("params"));
+  for (const auto& q : j.value("probes", nlohmann::json::array())) {
+    ProbeSpec p;
+    p.name = q.value("name", "");
+    p.params = paramsFromJson(q.at("params"));
+    p.original = geometryFromJson(q.at("original"));
+    p.variant = geometryFromJson(q.at("variant"));
+    job.probes.push_back(std::move(p));
+  }
+  job.random_seeds = j.value("random_seeds", 1u);
+  job.guard_bytes = j.value("guard_bytes", kDefaultGuardBytes);
   job.seeds = j.value("seeds", std::vector<uint64_t>{1, 2});
   if (j.contains("tolerance")) {
     job.tolerance.rtol = j["tolerance"].value("rtol", 1e-5);
@@ -215,6 +266,7 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
     job.profile.min_ms = p.value("min_ms", 100.0);
     job.profile.max_runs = p.value("max_runs", 2000u);
     job.profile.flush_bytes = p.value("flush_bytes", 0ull);
+    job.profile.check_runs = p.value("check_runs", 8u);
   }
   if (j.contains("replay") && !j.at("replay").is_null()) {
     const auto& r = j.at("replay");
@@ -249,6 +301,9 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
                         {"max_abs_err", c.max_abs_err}, {"max_rel_err", c.max_rel_err},
                         {"expected", c.expected}, {"actual", c.actual}};
     x["first_mismatch"] = c.first_mismatch ? nlohmann::json(*c.first_mismatch) : nlohmann::json(nullptr);
+    x["samples"] = nlohmann::json::array();
+    for (const auto& smp : c.samples)
+      x["samples"].push_back({{"index", smp.index}, {"expected", smp.expected}, {"actual", smp.actual}});
     cmp.push_back(x);
   }
   j = {{"format", "klineage-runner-result-1"}, {"status", r.status}, {"outcome", outcomeName(r.outcome)},
@@ -260,6 +315,9 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
   j["nondeterministic"] = r.nondeterministic;
   j["widened_atol"] = r.widened_atol;
   j["widened_rtol"] = r.widened_rtol;
+  j["seeds_used"] = r.seeds_used;
+  j["timed_runs_checked"] = r.timed_runs_checked;
+  j["probes_checked"] = r.probes_checked;
 }
 
 void from_json(const nlohmann::json& j, RunnerResult& r) {
@@ -279,6 +337,8 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
     c.actual = x.value("actual", "");
     if (x.contains("first_mismatch") && !x["first_mismatch"].is_null())
       c.first_mismatch = x["first_mismatch"].get<unsigned long long>();
+    for (const auto& smp : x.value("samples", nlohmann::json::array()))
+      c.samples.push_back({smp.value("index", 0ull), smp.value("expected", ""), smp.value("actual", "")});
     r.compares.push_back(c);
   }
   r.speedup = j.value("speedup", 0.0);
@@ -290,6 +350,9 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.nondeterministic = j.value("nondeterministic", false);
   r.widened_atol = j.value("widened_atol", 0.0);
   r.widened_rtol = j.value("widened_rtol", 0.0);
+  r.seeds_used = j.value("seeds_used", std::vector<uint64_t>{});
+  r.timed_runs_checked = j.value("timed_runs_checked", 0u);
+  r.probes_checked = j.value("probes_checked", 0u);
 }
 
 }  // namespace klineage

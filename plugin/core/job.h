@@ -64,11 +64,27 @@ struct ParamSpec {
   bool output = false;     // compared after each run
 };
 
+// A __device__ variable of a module: the runner restores it before every run, and a variant whose
+// variables differ after a run from their values at load keeps state between launches (rejected).
+struct DeviceGlobal {
+  std::string name;        // symbol name in the cubin (cuModuleGetGlobal)
+  unsigned long long bytes = 0;
+};
+
 struct LaunchSpec {
   std::string cubin;       // path to the compiled module
   std::string function;    // mangled kernel name in the module
   Dim3 grid, block;
   unsigned shmem = 0;
+  // The module's __device__ variables. Unset: the runner reads them from the cubin's symbol table.
+  std::optional<std::vector<DeviceGlobal>> globals;
+};
+
+// Where a kernel is launched: the geometry part of a LaunchSpec.
+struct Geometry {
+  Dim3 grid, block;
+  unsigned shmem = 0;
+  bool operator==(const Geometry& o) const { return grid == o.grid && block == o.block && shmem == o.shmem; }
 };
 
 struct Tolerance {
@@ -82,6 +98,17 @@ struct ProfileSpec {
   double min_ms = 100;          // keep timing until both min_runs and min_ms are reached
   unsigned max_runs = 2000;
   unsigned long long flush_bytes = 0;  // 0: twice the device's L2 size
+  // Timed runs of the variant whose outputs are checked too: about this many, drawn at random,
+  // plus always the last one (a variant must not be right only on the runs that are checked).
+  unsigned check_runs = 8;
+};
+
+// Another shape the variant must also be right on (correctness only, not timed): the kernel's
+// parameters at other sizes (n + 1, a small n, ...) with the geometry each launch would get.
+struct ProbeSpec {
+  std::string name;                  // "n = 67108865", for messages
+  std::vector<ParamSpec> params;
+  Geometry original, variant;
 };
 
 // Replaying a captured launch (core/launch_record.h) instead of a declared workload: the runner
@@ -99,13 +126,24 @@ struct ReplaySpec {
   unsigned determinism_runs = 2;  // runs of the original compared with each other (0, 1: no check)
 };
 
+// Bytes of guard pattern before and after every buffer the runner allocates (checked after each
+// run: a write outside a buffer is runtime-failed). A guard word reads as a NaN in f32 and f64,
+// so an out-of-bounds read that reaches an output shows up as a wrong result.
+constexpr unsigned long long kDefaultGuardBytes = 64 * 1024;
+constexpr uint32_t kGuardWord = 0x7FF4A5A5u;
+
 struct RunnerJob {
   LaunchSpec original, variant;
   std::vector<ParamSpec> params;      // unused (may be empty) when `replay` is set
   std::vector<uint64_t> seeds{1, 2};  // each seed is a differently filled input set
+  // Input sets drawn at run time from a random source, after `seeds`: data no documented
+  // generator predicts. The timed runs use the last input set checked.
+  unsigned random_seeds = 1;
   Tolerance tolerance;
   ProfileSpec profile;
   std::optional<ReplaySpec> replay;   // set: replay a captured launch; seeds and params unused
+  std::vector<ProbeSpec> probes;      // also checked (declared parameters, in either mode)
+  unsigned long long guard_bytes = kDefaultGuardBytes;  // 0: none (under compute-sanitizer)
 };
 
 struct BufferCompare {
@@ -115,6 +153,12 @@ struct BufferCompare {
   double max_abs_err = 0, max_rel_err = 0;
   std::optional<unsigned long long> first_mismatch;
   std::string expected, actual;   // values at the first mismatch, printed
+  // The first few mismatches (index from the allocation start, expected, actual), first included.
+  struct Sample {
+    unsigned long long index = 0;
+    std::string expected, actual;
+  };
+  std::vector<Sample> samples;
 };
 
 struct TimingStats {
@@ -136,6 +180,10 @@ struct RunnerResult {
   std::string fidelity_reason;      // why not, naming the allocation and the first difference
   bool nondeterministic = false;    // the original's runs differed from each other
   double widened_atol = 0, widened_rtol = 0;  // the tolerance then used for the variant (else 0)
+  // What was checked (docs/runner-job.md, "What the runner checks"):
+  std::vector<uint64_t> seeds_used;  // every input set, the random ones included
+  unsigned timed_runs_checked = 0;   // timed variant runs whose outputs were compared
+  unsigned probes_checked = 0;
 };
 
 void to_json(nlohmann::json& j, const RunnerJob& job);

@@ -50,18 +50,22 @@ std::string checkNames(const json& j) {
   return "";
 }
 
+std::string checkGeometry(const Dim3& grid, const Dim3& block, const std::string& w) {
+  for (const Dim3* d : {&grid, &block})
+    for (long long v : {d->x, d->y, d->z})
+      if (v < 1 || v > UINT_MAX)
+        return w + (d == &grid ? ".grid" : ".block") + " has " + std::to_string(v) +
+               ", each dimension must be in [1, " + std::to_string(UINT_MAX) + "]";
+  return "";
+}
+
 std::string checkLaunch(const LaunchSpec& l, const char* which) {
   const std::string w = which;
   if (l.cubin.empty()) return w + ".cubin is empty";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(l.cubin, ec)) return w + ".cubin '" + l.cubin + "' is not a file";
   if (l.function.empty()) return w + ".function is empty";
-  for (const Dim3* d : {&l.grid, &l.block})
-    for (long long v : {d->x, d->y, d->z})
-      if (v < 1 || v > UINT_MAX)
-        return w + (d == &l.grid ? ".grid" : ".block") + " has " + std::to_string(v) +
-               ", each dimension must be in [1, " + std::to_string(UINT_MAX) + "]";
-  return "";
+  return checkGeometry(l.grid, l.block, w);
 }
 
 bool fitsBytes(long long v, unsigned bytes) {
@@ -70,10 +74,10 @@ bool fitsBytes(long long v, unsigned bytes) {
   return v >= -(lim / 2) && v < lim;  // as signed or as unsigned
 }
 
-std::string checkParams(const RunnerJob& job) {
+std::string checkParams(const std::vector<ParamSpec>& params) {
   bool any_output = false;
-  for (size_t i = 0; i < job.params.size(); ++i) {
-    const ParamSpec& p = job.params[i];
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpec& p = params[i];
     const std::string where = "params[" + std::to_string(i) + "] (" + p.name + ")";
     if (p.is_buffer) {
       if (p.elements < 1) return where + ": elements must be at least 1";
@@ -105,10 +109,20 @@ std::string checkJob(const RunnerJob& job) {
     if (!e.empty()) return e;
   }
   if (!job.replay) {  // a replay job's parameters and inputs come from its record
-    std::string e = checkParams(job);
+    std::string e = checkParams(job.params);
     if (!e.empty()) return e;
-    if (job.seeds.empty()) return "\"seeds\" is empty: at least one input set is needed";
+    if (job.seeds.empty() && job.random_seeds == 0) return "\"seeds\" is empty and random_seeds 0: at least one input set is needed";
   }
+  for (size_t i = 0; i < job.probes.size(); ++i) {
+    const ProbeSpec& p = job.probes[i];
+    const std::string where = "probes[" + std::to_string(i) + "] (" + p.name + ")";
+    std::string e = checkParams(p.params);
+    if (e.empty()) e = checkGeometry(p.original.grid, p.original.block, "original");
+    if (e.empty()) e = checkGeometry(p.variant.grid, p.variant.block, "variant");
+    if (!e.empty()) return where + ": " + e;
+  }
+  if (job.guard_bytes % 256 != 0 || job.guard_bytes > (1ull << 30))
+    return "guard_bytes must be a multiple of 256 and at most 1 GiB (buffers stay 256-byte aligned)";
   const Tolerance& t = job.tolerance;
   if (!(t.rtol >= 0) || !(t.atol >= 0) || !std::isfinite(t.rtol) || !std::isfinite(t.atol))
     return "tolerance rtol and atol must be finite and >= 0";

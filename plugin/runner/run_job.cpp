@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/compare.h"
+#include "core/cubin.h"
 #include "core/fill.h"
 #include "core/stats.h"
 
@@ -31,7 +33,9 @@ struct Buffer {
   unsigned long long shift = 0;       // elements before the pointer the kernel got (messages count from it)
   size_t bytes = 0;
   bool output = false;                // read back and compared after each run
+  CUdeviceptr raw = 0;                // the allocation: guard, then the buffer at `base`, then guard
   CUdeviceptr base = 0;
+  size_t guard = 0;                   // bytes of guard pattern on each side
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
@@ -84,6 +88,8 @@ BufferCompare compareBitwiseFirst(const std::string& name, ElemType type, const 
     r.mismatches += c.mismatches;
     r.max_abs_err = std::max(r.max_abs_err, c.max_abs_err);
     r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
+    for (const auto& smp : c.samples)
+      if (r.samples.size() < kMismatchSamples) r.samples.push_back({at + smp.index, smp.expected, smp.actual});
     if (c.first_mismatch && !r.first_mismatch) {
       r.first_mismatch = at + *c.first_mismatch;
       r.expected = c.expected;
@@ -112,12 +118,30 @@ int hexDigit(char c) {
   return -1;
 }
 
+// A __device__ variable of a loaded module and its contents at load time.
+struct Global {
+  std::string name;
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  std::vector<unsigned char> initial;
+};
+
+uint64_t randomSeed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
 // The process ends right after one job, and the driver frees the context's memory and modules
-// with it, so nothing here is freed by hand (after a sticky error it could not be anyway).
+// with it; only the probes' buffers are freed early (to make room).
 class JobRun {
  public:
   JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job, const LaunchRecord* record)
-      : cu_(cu), dev_(dev), job_(job), record_(record), tol_(job.tolerance) {}
+      : cu_(cu), dev_(dev), job_(job), record_(record), tol_(job.tolerance), rng_(randomSeed()) {
+    geom_[0] = {job.original.grid, job.original.block, job.original.shmem};
+    geom_[1] = {job.variant.grid, job.variant.block, job.variant.shmem};
+    guard_pattern_.resize(job.guard_bytes);
+    for (size_t i = 0; i < guard_pattern_.size(); ++i) guard_pattern_[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
+  }
 
   RunnerResult run() {
     res_.device = dev_.describe();
@@ -131,30 +155,44 @@ class JobRun {
   const LaunchRecord* record_;
   Tolerance tol_;                     // the job's; widened for a nondeterministic replay
   RunnerResult res_;
-  std::string failure_;
+  std::string failure_;               // a CUDA call failed (runtime-failed)
+  bool rejected_ = false;             // res_ holds a verdict (guard, input, state, mismatch)
   std::string nondeterminism_;        // replays: what differed between the original's runs
+  CUmodule module_[2] = {nullptr, nullptr};
   CUfunction fn_[2] = {nullptr, nullptr};
+  std::vector<Global> globals_[2];
+  Geometry geom_[2];                  // how each is launched now (the job's, or a probe's)
   std::vector<Buffer> buffers_;
   std::vector<unsigned char> argbuf_;  // the kernel arguments' bytes
   std::vector<void*> argv_;            // cuLaunchKernel's kernelParams, pointing into argbuf_
+  std::vector<unsigned char> guard_pattern_, scratch_;
+  std::mt19937_64 rng_;
 
   // --- the declared workload: generated inputs, one run each per seed --------------------------
 
   RunnerResult runDeclared() {
-    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocateDeclared()) return failed();
-    for (uint64_t seed : job_.seeds) {
-      if (!prepareSeed(seed) || !runOnce(Which::Original, &Buffer::expected) ||
-          !runOnce(Which::Variant, &Buffer::actual))
-        return failed();
-      if (!compareVariant("seed " + std::to_string(seed) + ": ")) return res_;
+    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocateDeclared(job_.params)) return stop();
+    std::vector<uint64_t> seeds = job_.seeds;
+    for (unsigned i = 0; i < job_.random_seeds; ++i) seeds.push_back(randomSeed());
+    for (uint64_t seed : seeds) {
+      res_.seeds_used.push_back(seed);
+      if (!checkSeed(seed, "seed " + std::to_string(seed) + ": ")) return stop();
     }
-    return profileIfAsked("outputs match on " + std::to_string(job_.seeds.size()) + " seed(s)");
+    if (!checkProbes()) return stop();
+    return profileIfAsked("outputs match on " + std::to_string(seeds.size()) + " input set(s)" + probesText());
   }
 
-  bool allocateDeclared() {
-    argbuf_.assign(8 * job_.params.size(), 0);  // each argument in its own 8-byte slot
-    for (unsigned i = 0; i < job_.params.size(); ++i) {
-      const ParamSpec& p = job_.params[i];
+  // One input set: the original, then the variant, then their outputs compared.
+  bool checkSeed(uint64_t seed, const std::string& context) {
+    return prepareSeed(seed) && runOnce(Which::Original, &Buffer::expected) && runOnce(Which::Variant, &Buffer::actual) &&
+           compareVariant(context);
+  }
+
+  bool allocateDeclared(const std::vector<ParamSpec>& params) {
+    argbuf_.assign(8 * params.size(), 0);  // each argument in its own 8-byte slot
+    argv_.clear();
+    for (unsigned i = 0; i < params.size(); ++i) {
+      const ParamSpec& p = params[i];
       unsigned char* v = &argbuf_[8 * i];
       if (p.is_buffer) {
         Buffer b;
@@ -193,6 +231,47 @@ class JobRun {
     return true;
   }
 
+  // The probes: other sizes of the same kernel, each in buffers of its own, freed afterwards;
+  // the job's buffers and geometry are back in place when this returns.
+  bool checkProbes() {
+    const Geometry saved_geom[2] = {geom_[0], geom_[1]};
+    for (const ProbeSpec& probe : job_.probes) {
+      // Swapped, not copied: argv_ points into argbuf_'s storage, which a swap leaves in place.
+      std::vector<Buffer> saved;
+      std::vector<unsigned char> saved_args;
+      std::vector<void*> saved_argv;
+      std::swap(saved, buffers_);
+      std::swap(saved_args, argbuf_);
+      std::swap(saved_argv, argv_);
+      geom_[0] = probe.original;
+      geom_[1] = probe.variant;
+      const uint64_t seed = randomSeed();
+      const bool ok = allocateDeclared(probe.params) &&
+                      checkSeed(seed, "probe " + probe.name + " (seed " + std::to_string(seed) + "): ");
+      freeBuffers();
+      std::swap(saved, buffers_);
+      std::swap(saved_args, argbuf_);
+      std::swap(saved_argv, argv_);
+      geom_[0] = saved_geom[0];
+      geom_[1] = saved_geom[1];
+      if (!ok) return false;
+      ++res_.probes_checked;
+    }
+    return true;  // the job's buffers still hold its last input set in their initial copies
+  }
+
+  std::string probesText() const {
+    return res_.probes_checked ? " and " + std::to_string(res_.probes_checked) + " probe shape(s)" : "";
+  }
+
+  void freeBuffers() {
+    for (Buffer& b : buffers_) {
+      if (b.raw) cu_.cuMemFree(b.raw);
+      if (b.pristine) cu_.cuMemFree(b.pristine);
+    }
+    buffers_.clear();
+  }
+
   // --- replaying a captured launch --------------------------------------------------------------
 
   RunnerResult runReplay() {
@@ -202,20 +281,21 @@ class JobRun {
                dims(job_.original.block) + "; the record's launch had grid " + dims(rec.grid) + ", block " +
                dims(rec.block));
     std::string why;
-    if (!loadKernel(Which::Original)) return failed();
-    if (!allocateReplay(&why)) return why.empty() ? failed() : inputError(why);
-    if (!runOnce(Which::Original, &Buffer::expected) || !checkDeterminism()) return failed();
+    if (!loadKernel(Which::Original)) return stop();
+    if (!allocateReplay(&why)) return why.empty() ? stop() : inputError(why);
+    if (!runOnce(Which::Original, &Buffer::expected) || !checkDeterminism()) return stop();
     if (job_.replay->check_fidelity) {
       bool reproduced = false;
       if (!checkFidelity(&reproduced, &why)) return inputError(why);
       if (!reproduced) return res_;
     }
-    if (!loadKernel(Which::Variant) || !runOnce(Which::Variant, &Buffer::actual)) return failed();
+    if (!loadKernel(Which::Variant) || !runOnce(Which::Variant, &Buffer::actual)) return stop();
     if (!compareVariant("replayed launch: ")) {
       if (!nondeterminism_.empty()) res_.reason += "; " + nondeterminism_;
       return res_;
     }
-    RunnerResult r = profileIfAsked("every allocation matches on the replayed launch");
+    if (!checkProbes()) return stop();
+    RunnerResult r = profileIfAsked("every allocation matches on the replayed launch" + probesText());
     if (!nondeterminism_.empty() && r.status == "ok") r.reason += "; " + nondeterminism_;
     return r;
   }
@@ -362,7 +442,7 @@ class JobRun {
     return true;
   }
 
-  // --- shared by both: kernels, memory, runs, comparison, timing --------------------------------
+  // --- shared by both: kernels, memory, runs, checks after each run, comparison, timing ----------
 
   const LaunchSpec& spec(Which w) const { return w == Which::Original ? job_.original : job_.variant; }
 
@@ -372,11 +452,21 @@ class JobRun {
     return false;
   }
 
-  RunnerResult failed() {
+  // After a check failed: the verdict it recorded, or runtime-failed for a failed CUDA call.
+  RunnerResult stop() {
+    if (rejected_) return res_;
     res_.outcome = Outcome::RuntimeFailed;
     res_.reason = failure_;
     progress("runtime-failed: " + failure_);
     return res_;
+  }
+
+  bool reject(Outcome o, const std::string& reason) {
+    rejected_ = true;
+    res_.outcome = o;
+    res_.reason = reason;
+    progress(std::string(outcomeName(o)) + ": " + reason);
+    return false;
   }
 
   RunnerResult inputError(const std::string& why) {
@@ -389,34 +479,76 @@ class JobRun {
 
   bool loadKernel(Which w) {
     const LaunchSpec& l = spec(w);
-    CUmodule m = nullptr;
+    CUmodule& m = module_[static_cast<int>(w)];
     if (!call(cu_.cuModuleLoad(&m, l.cubin.c_str()), std::string("loading the ") + whichName(w) + " cubin " + l.cubin))
       return false;
     CUfunction& f = fn_[static_cast<int>(w)];
     if (!call(cu_.cuModuleGetFunction(&f, m, l.function.c_str()),
               std::string("no function ") + l.function + " in the " + whichName(w) + " cubin " + l.cubin))
       return false;
+    if (!loadGlobals(w)) return false;
     // Above 48 KiB of dynamic shared memory a kernel must opt in, as its program would have.
-    if (l.shmem > 48 * 1024)
-      return call(cu_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(l.shmem)),
-                  std::string("allowing ") + std::to_string(l.shmem) + " bytes of shared memory for the " +
+    const unsigned most_shmem = std::max(geom_[static_cast<int>(w)].shmem, maxProbeShmem(w));
+    if (most_shmem > 48 * 1024)
+      return call(cu_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(most_shmem)),
+                  std::string("allowing ") + std::to_string(most_shmem) + " bytes of shared memory for the " +
                       whichName(w) + " kernel " + l.function);
     return true;
   }
 
-  // The allocation and, when there is room, a device-side copy of its initial contents, which
-  // makes restoring before each timed run cheap; without room, restore from the host copy.
+  unsigned maxProbeShmem(Which w) const {
+    unsigned m = 0;
+    for (const ProbeSpec& p : job_.probes) m = std::max(m, w == Which::Original ? p.original.shmem : p.variant.shmem);
+    return m;
+  }
+
+  // The module's __device__ variables and their contents at load (restored before every run).
+  bool loadGlobals(Which w) {
+    const LaunchSpec& l = spec(w);
+    std::vector<DeviceGlobal> list;
+    if (l.globals) {
+      list = *l.globals;
+    } else {
+      try {
+        list = cubinDeviceGlobals(l.cubin);
+      } catch (const std::exception& e) {
+        progress(std::string("note: cannot list the ") + whichName(w) + " module's __device__ variables: " + e.what());
+      }
+    }
+    for (const DeviceGlobal& d : list) {
+      Global g;
+      g.name = d.name;
+      if (!call(cu_.cuModuleGetGlobal(&g.ptr, &g.bytes, module_[static_cast<int>(w)], d.name.c_str()),
+                std::string("finding the ") + whichName(w) + " module's __device__ variable " + d.name))
+        return false;
+      g.initial.resize(g.bytes);
+      if (g.bytes && !call(cu_.cuMemcpyDtoH(g.initial.data(), g.ptr, g.bytes), "reading __device__ variable " + d.name))
+        return false;
+      globals_[static_cast<int>(w)].push_back(std::move(g));
+    }
+    return true;
+  }
+
+  // The allocation: a guard region, the buffer, another guard region; and, when there is room, a
+  // device-side copy of its initial contents, which makes restoring before each run cheap.
   bool allocateBuffer(Buffer& b) {
-    const size_t n = std::max<size_t>(b.bytes, 1);
-    if (!call(cu_.cuMemAlloc(&b.base, n), "allocating " + std::to_string(b.bytes) + " bytes for " + b.label))
+    b.guard = static_cast<size_t>(job_.guard_bytes);
+    const size_t n = std::max<size_t>(b.bytes + 2 * b.guard, 1);
+    if (!call(cu_.cuMemAlloc(&b.raw, n), "allocating " + std::to_string(b.bytes) + " bytes for " + b.label))
       return false;
-    CUresult r = cu_.cuMemAlloc(&b.pristine, n);
+    b.base = b.raw + b.guard;
+    if (b.guard && (!call(cu_.cuMemcpyHtoD(b.raw, guard_pattern_.data(), b.guard), "writing the guard before " + b.label) ||
+                    !call(cu_.cuMemcpyHtoD(b.base + b.bytes, guard_pattern_.data(), b.guard), "writing the guard after " + b.label)))
+      return false;
+    CUresult r = cu_.cuMemAlloc(&b.pristine, std::max<size_t>(b.bytes, 1));
     if (r == CUDA_ERROR_OUT_OF_MEMORY) b.pristine = 0;
     else if (!call(r, "allocating the initial copy of " + b.label)) return false;
     return true;
   }
 
-  // Every buffer back to its initial contents, inputs too: a kernel may update in place.
+  // Every buffer back to its initial contents (inputs too: a kernel may update in place; outputs
+  // to the poison pattern) and every __device__ variable to its value at load: nothing a run
+  // leaves behind reaches the next.
   bool restore() {
     for (Buffer& b : buffers_) {
       if (!b.bytes) continue;
@@ -424,31 +556,112 @@ class JobRun {
                               : cu_.cuMemcpyHtoD(b.base, b.host.data(), b.bytes);
       if (!call(r, "restoring " + b.label)) return false;
     }
+    for (auto& list : globals_)
+      for (Global& g : list)
+        if (g.bytes && !call(cu_.cuMemcpyHtoD(g.ptr, g.initial.data(), g.bytes), "restoring __device__ variable " + g.name))
+          return false;
     return true;
   }
 
   bool launch(Which w) {
-    const LaunchSpec& l = spec(w);
-    CUresult r = cu_.cuLaunchKernel(fn_[static_cast<int>(w)], static_cast<unsigned>(l.grid.x),
-                                    static_cast<unsigned>(l.grid.y), static_cast<unsigned>(l.grid.z),
-                                    static_cast<unsigned>(l.block.x), static_cast<unsigned>(l.block.y),
-                                    static_cast<unsigned>(l.block.z), l.shmem, nullptr, argv_.data(), nullptr);
-    return call(r, std::string("launching the ") + whichName(w) + " kernel " + l.function + " (grid " + dims(l.grid) +
-                       ", block " + dims(l.block) + ", shmem " + std::to_string(l.shmem) + ")");
+    const Geometry& g = geom_[static_cast<int>(w)];
+    CUresult r = cu_.cuLaunchKernel(fn_[static_cast<int>(w)], static_cast<unsigned>(g.grid.x),
+                                    static_cast<unsigned>(g.grid.y), static_cast<unsigned>(g.grid.z),
+                                    static_cast<unsigned>(g.block.x), static_cast<unsigned>(g.block.y),
+                                    static_cast<unsigned>(g.block.z), g.shmem, nullptr, argv_.data(), nullptr);
+    return call(r, std::string("launching the ") + whichName(w) + " kernel " + spec(w).function + " (grid " +
+                       dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(g.shmem) + ")");
   }
 
   bool finished(Which w, CUresult r) {
     return call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
   }
 
-  // Restore, launch, wait, and copy every output buffer into `dst`.
+  // Restore, launch, wait, check what the run touched (guards, inputs, state), and copy every
+  // output buffer into `dst`.
   bool runOnce(Which w, Contents dst) {
     if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize())) return false;
+    return checkAfterRun(w, dst);
+  }
+
+  bool checkAfterRun(Which w, Contents dst) {
+    if (!checkGuards(w) || !checkInputs(w) || !checkGlobals(w)) return false;
     for (Buffer& b : buffers_) {
       if (!b.output) continue;
       auto& v = b.*dst;
       v.resize(b.bytes);
       if (b.bytes && !call(cu_.cuMemcpyDtoH(v.data(), b.base, b.bytes), "reading back " + b.label)) return false;
+    }
+    return true;
+  }
+
+  // The guard regions must still hold the pattern: a write outside a buffer is runtime-failed,
+  // named by buffer and element ("y[67108864], 1 element past the end").
+  bool checkGuards(Which w) {
+    for (const Buffer& b : buffers_) {
+      if (!b.guard) continue;
+      for (int side = 0; side < 2; ++side) {
+        scratch_.resize(b.guard);
+        const CUdeviceptr at = side == 0 ? b.raw : b.base + b.bytes;
+        if (!call(cu_.cuMemcpyDtoH(scratch_.data(), at, b.guard), "reading the guard of " + b.label)) return false;
+        if (std::memcmp(scratch_.data(), guard_pattern_.data(), b.guard) == 0) continue;
+        size_t first = 0, last = b.guard - 1;
+        while (scratch_[first] == guard_pattern_[first]) ++first;
+        while (scratch_[last] == guard_pattern_[last]) --last;
+        // byte offset from the buffer's start (negative before it)
+        const long long off = side == 0 ? static_cast<long long>(first) - static_cast<long long>(b.guard)
+                                        : static_cast<long long>(b.bytes + first);
+        const unsigned es = b.as_bytes ? 1 : elemSize(b.type);
+        const long long elem = (off >= 0 ? off : off - static_cast<long long>(es) + 1) / static_cast<long long>(es) -
+                               static_cast<long long>(b.shift);
+        const std::string where = side == 0 ? std::to_string(b.guard - first) + " bytes before the start"
+                                            : "byte " + std::to_string(first) + " past the end";
+        return reject(Outcome::RuntimeFailed,
+                      std::string("the ") + whichName(w) + " wrote outside " + b.label + ": " + b.name + "[" +
+                          std::to_string(elem) + "] (" + where + "), " + std::to_string(last - first + 1) +
+                          " guard bytes changed");
+      }
+    }
+    return true;
+  }
+
+  // Buffers that are not outputs must come back as they went in. The original may write one
+  // (then it is compared like an output from here on); the variant may not, beyond that.
+  bool checkInputs(Which w) {
+    if (job_.replay) return true;  // every allocation of a replay is compared already
+    for (Buffer& b : buffers_) {
+      if (b.output || !b.bytes) continue;
+      scratch_.resize(b.bytes);
+      if (!call(cu_.cuMemcpyDtoH(scratch_.data(), b.base, b.bytes), "reading back input " + b.label)) return false;
+      if (std::memcmp(scratch_.data(), b.host.data(), b.bytes) == 0) continue;
+      if (w == Which::Original) {
+        progress("note: the original writes " + b.label + ", which is not marked as an output: compared like one");
+        b.output = true;
+        b.expected = scratch_;
+        continue;
+      }
+      BufferCompare c = compareBuffers(b.name, b.type, b.host.data(), scratch_.data(), b.count, Tolerance{0, 0});
+      std::string at = c.first_mismatch ? " (first at " + indexText(b, c) + ": was " + c.expected + ", now " + c.actual + ")"
+                                        : " (bit patterns only)";
+      return reject(Outcome::WrongResult, "the variant wrote to input " + b.label + ", which the original leaves unchanged" + at);
+    }
+    return true;
+  }
+
+  // The variant's __device__ variables must be back at their values from load after a run:
+  // otherwise the next launch in the program would start from other state than the gate's.
+  bool checkGlobals(Which w) {
+    if (w != Which::Variant) return true;
+    for (const Global& g : globals_[1]) {
+      if (!g.bytes) continue;
+      scratch_.resize(g.bytes);
+      if (!call(cu_.cuMemcpyDtoH(scratch_.data(), g.ptr, g.bytes), "reading __device__ variable " + g.name)) return false;
+      if (std::memcmp(scratch_.data(), g.initial.data(), g.bytes) == 0) continue;
+      size_t first = 0;
+      while (scratch_[first] == g.initial[first]) ++first;
+      return reject(Outcome::WrongResult, "the variant keeps state between launches: __device__ variable '" + g.name +
+                                              "' (" + std::to_string(g.bytes) + " bytes) changed during a run, first at byte " +
+                                              std::to_string(first) + "; the program's later launches would start from it");
     }
     return true;
   }
@@ -460,18 +673,23 @@ class JobRun {
     return compareBuffers(b.name, b.type, e, a, b.count, tol);
   }
 
-  // The first difference's index as the kernel sees it: counted from the pointer it was passed.
-  static std::string indexText(const Buffer& b, const BufferCompare& c) {
-    const long long at = static_cast<long long>(*c.first_mismatch) - static_cast<long long>(b.shift);
-    return c.param + "[" + std::to_string(at) + "]" + (b.as_bytes ? " (byte)" : "");
+  // An index as the kernel sees it: counted from the pointer it was passed.
+  static std::string indexAt(const Buffer& b, unsigned long long index) {
+    const long long at = static_cast<long long>(index) - static_cast<long long>(b.shift);
+    return b.name + "[" + std::to_string(at) + "]" + (b.as_bytes ? " (byte)" : "");
   }
+  static std::string indexText(const Buffer& b, const BufferCompare& c) { return indexAt(b, *c.first_mismatch); }
 
-  // "y[17]: expected 1.5, got nan (3 of 1048576 elements differ, max abs err 0.5)"
+  // "y[17]: expected 1.5, got nan (3 of 1048576 elements differ, max abs err 0.5; also y[18]: ...)"
   static std::string mismatchText(const Buffer& b, const BufferCompare& c, const std::string& expected_word = "expected",
                                   const std::string& actual_word = "got") {
+    std::string more;
+    for (size_t i = 1; i < c.samples.size(); ++i)
+      more += (more.empty() ? "; also " : ", ") + indexAt(b, c.samples[i].index) + ": " + c.samples[i].expected + " vs " +
+              c.samples[i].actual;
     return indexText(b, c) + ": " + expected_word + " " + c.expected + ", " + actual_word + " " + c.actual + " (" +
            std::to_string(c.mismatches) + " of " + std::to_string(b.count) + (b.as_bytes ? " bytes" : " elements") +
-           " differ" + (c.max_abs_err > 0 ? ", max abs err " + fmt("%g", c.max_abs_err) : std::string()) + ")";
+           " differ" + (c.max_abs_err > 0 ? ", max abs err " + fmt("%g", c.max_abs_err) : std::string()) + more + ")";
   }
 
   // The variant's outputs against the original's. False (and the result set to wrong-result)
@@ -487,10 +705,7 @@ class JobRun {
       res_.compares.push_back(std::move(c));
     }
     if (first.empty()) return true;
-    res_.outcome = Outcome::WrongResult;
-    res_.reason = first + (others.empty() ? "" : "; also differ: " + others);
-    progress("wrong-result: " + res_.reason);
-    return false;
+    return reject(Outcome::WrongResult, first + (others.empty() ? "" : "; also differ: " + others));
   }
 
   RunnerResult profileIfAsked(const std::string& matched) {
@@ -500,8 +715,16 @@ class JobRun {
       res_.reason = matched + "; not profiled";
       return res_;
     }
-    if (!profile()) return failed();
+    if (!profile()) return stop();
+    res_.reason += "; " + matched + ", " + std::to_string(res_.timed_runs_checked) + " timed run(s) checked";
     return res_;
+  }
+
+  // A timed variant run whose outputs (and guards, inputs, state) are checked like the others.
+  bool checkTimedRun(unsigned run) {
+    if (!checkAfterRun(Which::Variant, &Buffer::actual)) return false;
+    ++res_.timed_runs_checked;
+    return compareVariant("timed run " + std::to_string(run + 1) + ": ");
   }
 
   bool profile() {
@@ -516,11 +739,16 @@ class JobRun {
 
     for (unsigned i = 0; i < p.warmup; ++i)
       for (Which w : {Which::Original, Which::Variant})
-        if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize())) return false;
+        if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize()) || !checkGuards(w)) return false;
 
+    // Which timed runs are checked is drawn at random, so no fixed pattern tells a variant
+    // whether this run counts; the last one always does.
+    const double check_p = std::min(1.0, static_cast<double>(p.check_runs) / std::max(1u, p.min_runs));
+    std::uniform_real_distribution<double> coin(0, 1);
     std::vector<double> times[2];
     double total[2] = {0, 0};
-    for (unsigned run = 0; run < p.max_runs; ++run) {
+    unsigned run = 0;
+    for (; run < p.max_runs; ++run) {
       if (run >= p.min_runs && std::min(total[0], total[1]) >= p.min_ms) break;
       for (Which w : {Which::Original, Which::Variant}) {
         // Restoring and flushing L2 happen before the start event: only the kernel is timed.
@@ -536,8 +764,12 @@ class JobRun {
           return false;
         times[static_cast<int>(w)].push_back(ms);
         total[static_cast<int>(w)] += ms;
+        if (!checkGuards(w)) return false;
+        if (w == Which::Variant && coin(rng_) < check_p && !checkTimedRun(run)) return false;
       }
     }
+    // The variant ran last: its buffers still hold the last timed run's results.
+    if (run > 0 && !checkTimedRun(run - 1)) return false;
 
     res_.original_time = summarize(times[0]);
     res_.variant_time = summarize(times[1]);
@@ -545,9 +777,9 @@ class JobRun {
     res_.outcome = faster ? Outcome::Passed : Outcome::Slower;
     const std::string x = fmt("%.2fx", res_.speedup), noise = fmt("%.1f%%", 100 * res_.noise);
     res_.reason = faster ? x + " (noise " + noise + ")" : x + ", not faster beyond noise " + noise;
-    progress(std::to_string(times[0].size()) + " timed runs each: original median " +
-             fmt("%.4f ms", res_.original_time->median_ms) + ", variant " + fmt("%.4f ms", res_.variant_time->median_ms) +
-             ": " + res_.reason);
+    progress(std::to_string(times[0].size()) + " timed runs each (" + std::to_string(res_.timed_runs_checked) +
+             " of the variant's checked): original median " + fmt("%.4f ms", res_.original_time->median_ms) +
+             ", variant " + fmt("%.4f ms", res_.variant_time->median_ms) + ": " + res_.reason);
     return true;
   }
 };

@@ -1,0 +1,267 @@
+// The runner's checks on a fake driver (fake_cuda.h): kernels are C++ functions over host memory,
+// so each way a wrong or hostile variant could pass is tried without a GPU.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/fill.h"
+#include "fake_cuda.h"
+#include "runner/run_job.h"
+
+using namespace klineage;
+using fake::Launch;
+
+namespace {
+
+constexpr int kN = 1000;  // not a multiple of 4, 8 or 32
+
+// saxpy(int n, float a, const float* x, float* y), one thread per element.
+CUresult saxpyBody(const Launch& l, long long i_end_adjust = 0) {
+  const int n = l.arg<int>(0);
+  const float a = l.arg<float>(1);
+  const float* x = l.ptr<float>(2);
+  float* y = l.ptr<float>(3);
+  for (long long i = 0; i < l.threads() && i < n + i_end_adjust; ++i) y[i] = a * x[i] + y[i];
+  return CUDA_SUCCESS;
+}
+
+fake::Kernel timed(float ms, std::function<CUresult(const Launch&)> body) {
+  return [=](const Launch& l, float* t) {
+    *t = ms;
+    return body(l);
+  };
+}
+
+RunnerJob saxpyJob(int n = kN) {
+  RunnerJob job;
+  job.original = {"orig.cubin", "saxpy", {(n + 255) / 256, 1, 1}, {256, 1, 1}, 0, std::vector<DeviceGlobal>{}};
+  job.variant = {"var.cubin", "saxpy", {(n + 255) / 256, 1, 1}, {256, 1, 1}, 0, std::vector<DeviceGlobal>{}};
+  ParamSpec pn{"n", false, ElemType::I32, 4};
+  pn.ivalue = n;
+  ParamSpec pa{"a", false, ElemType::F32, 4};
+  pa.fvalue = 2;
+  ParamSpec px{"x", true, ElemType::F32, 8};
+  px.elements = n;
+  px.init = {InitSpec::Uniform, -1, 1};
+  ParamSpec py = px;
+  py.name = "y";
+  py.output = true;
+  job.params = {pn, pa, px, py};
+  job.profile.min_runs = 20;
+  job.profile.min_ms = 0;
+  job.profile.warmup = 1;
+  return job;
+}
+
+RunnerResult runWith(const RunnerJob& job, fake::Kernel original, fake::Kernel variant,
+                     std::map<std::string, std::vector<unsigned char>> variant_globals = {}) {
+  fake::reset();
+  fake::addModule("orig.cubin", {{{"saxpy", std::move(original)}}, {}});
+  fake::addModule("var.cubin", {{{"saxpy", std::move(variant)}}, std::move(variant_globals)});
+  return runner::runJob(fake::api(), fake::device(), job);
+}
+
+fake::Kernel original() { return timed(1.0f, [](const Launch& l) { return saxpyBody(l); }); }
+
+}  // namespace
+
+TEST_CASE("runner: a correct, faster variant passes after three input sets and checked timed runs", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  INFO(r.reason);
+  CHECK(r.status == "ok");
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE(r.seeds_used.size() == 3);  // seeds 1, 2 and one drawn at random
+  CHECK(r.seeds_used[0] == 1);
+  CHECK(r.seeds_used[1] == 2);
+  CHECK(r.timed_runs_checked >= 1);
+  CHECK(r.speedup == Approx(2.0));
+}
+
+TEST_CASE("runner: the random input set differs from run to run", "[runner]") {
+  auto fast = timed(0.5f, [](const Launch& l) { return saxpyBody(l); });
+  RunnerResult a = runWith(saxpyJob(), original(), fast), b = runWith(saxpyJob(), original(), fast);
+  REQUIRE(a.seeds_used.size() == 3);
+  REQUIRE(b.seeds_used.size() == 3);
+  CHECK(a.seeds_used[2] != b.seeds_used[2]);
+}
+
+TEST_CASE("runner: a write past the end of a buffer is runtime-failed, naming the element", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) {
+                             saxpyBody(l);
+                             l.ptr<float>(3)[l.arg<int>(0)] = 0;  // y[n]
+                             return CUDA_SUCCESS;
+                           }));
+  CHECK(r.outcome == Outcome::RuntimeFailed);
+  CHECK_THAT(r.reason, Catch::Contains("wrote outside y: y[1000] (byte 0 past the end)"));
+}
+
+TEST_CASE("runner: a write before the start of a buffer is runtime-failed", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) {
+                             saxpyBody(l);
+                             l.ptr<float>(3)[-2] = 1;  // y[-2]
+                             return CUDA_SUCCESS;
+                           }));
+  CHECK(r.outcome == Outcome::RuntimeFailed);
+  CHECK_THAT(r.reason, Catch::Contains("wrote outside y: y[-2] (8 bytes before the start)"));
+}
+
+TEST_CASE("runner: a read past the end reads NaN from the guard, so it reaches the output", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) {
+                             const int n = l.arg<int>(0);
+                             const float* x = l.ptr<float>(2);
+                             float* y = l.ptr<float>(3);
+                             for (int i = 0; i < n; ++i) y[i] = 2 * x[i] + y[i] + 0.0f * x[i + 1];
+                             return CUDA_SUCCESS;
+                           }));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("y[999]"));
+}
+
+TEST_CASE("runner: a variant that writes an input is wrong-result, unless the original writes it too", "[runner]") {
+  auto clobber = [](const Launch& l) {
+    saxpyBody(l);
+    l.ptr<float>(2)[7] = 0;  // x[7]
+    return CUDA_SUCCESS;
+  };
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, clobber));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("the variant wrote to input x") && Catch::Contains("x[7]"));
+
+  // The original updates x as well: x is then compared like an output, and the same write passes.
+  RunnerResult both = runWith(saxpyJob(), timed(1.0f, clobber), timed(0.5f, clobber));
+  INFO(both.reason);
+  CHECK(both.outcome == Outcome::Passed);
+}
+
+TEST_CASE("runner: __device__ state left changed by a run is wrong-result", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.variant.globals = std::vector<DeviceGlobal>{{"calls", 4}};
+  RunnerResult r = runWith(job, original(),
+                           timed(0.5f,
+                                 [](const Launch& l) {
+                                   int* calls = static_cast<int*>(l.globals.at("calls"));
+                                   ++*calls;
+                                   return saxpyBody(l);
+                                 }),
+                           {{"calls", std::vector<unsigned char>(4, 0)}});
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("keeps state between launches") && Catch::Contains("'calls'"));
+
+  // A variable the variant resets before it returns is fine (e.g. a last-block counter).
+  RunnerResult ok = runWith(job, original(),
+                            timed(0.5f,
+                                  [](const Launch& l) {
+                                    int* calls = static_cast<int*>(l.globals.at("calls"));
+                                    ++*calls;
+                                    saxpyBody(l);
+                                    *calls = 0;
+                                    return CUDA_SUCCESS;
+                                  }),
+                            {{"calls", std::vector<unsigned char>(4, 0)}});
+  INFO(ok.reason);
+  CHECK(ok.outcome == Outcome::Passed);
+}
+
+TEST_CASE("runner: right on the checked runs, then fast and wrong: the timed runs are checked too", "[runner]") {
+  // Its state lives where the runner cannot restore it (here: the host; on a GPU, say, the
+  // device heap): it computes for its first 4 launches, then returns at once.
+  auto calls = std::make_shared<int>(0);
+  RunnerResult r = runWith(saxpyJob(), original(), [calls](const Launch& l, float* ms) {
+    if ((*calls)++ < 4) {
+      *ms = 1.0f;
+      return saxpyBody(l);
+    }
+    *ms = 0.01f;
+    return CUDA_SUCCESS;
+  });
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("timed run"));
+  CHECK(r.timed_runs_checked >= 1);
+}
+
+TEST_CASE("runner: a variant that recognizes the fixed seeds' data is caught by the random input set", "[runner]") {
+  // x[0] as the documented generator fills it for seeds 1 and 2 (x is parameter 2).
+  float known[2];
+  for (int s = 0; s < 2; ++s) {
+    std::vector<float> x(kN);
+    fillBuffer(x.data(), ElemType::F32, kN, {InitSpec::Uniform, -1, 1}, s + 1, 2);
+    known[s] = x[0];
+  }
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.1f, [known](const Launch& l) {
+                             const float x0 = l.ptr<float>(2)[0];
+                             if (x0 == known[0] || x0 == known[1]) return saxpyBody(l);
+                             return CUDA_SUCCESS;  // "fast": does nothing
+                           }));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::StartsWith("seed " + std::to_string(r.seeds_used.at(2))));
+}
+
+TEST_CASE("runner: reusing the output the original left behind does not work: outputs are re-poisoned", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.01f, [](const Launch&) { return CUDA_SUCCESS; }));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("seed 1: y[0]"));
+}
+
+TEST_CASE("runner: probe shapes catch a variant that is right only for n a multiple of 4", "[runner]") {
+  RunnerJob job = saxpyJob(1024);
+  RunnerJob small = saxpyJob(37);
+  ProbeSpec probe{"n = 37", small.params, {small.original.grid, small.original.block, 0},
+                  {small.variant.grid, small.variant.block, 0}};
+  job.probes = {probe};
+  auto no_tail = timed(0.5f, [](const Launch& l) { return saxpyBody(l, -(l.arg<int>(0) % 4)); });
+  RunnerResult r = runWith(job, original(), no_tail);
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::StartsWith("probe n = 37") && Catch::Contains("y[36]"));
+  CHECK(r.probes_checked == 0);
+
+  RunnerResult ok = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  INFO(ok.reason);
+  CHECK(ok.outcome == Outcome::Passed);
+  CHECK(ok.probes_checked == 1);
+  CHECK_THAT(ok.reason, Catch::Contains("1 probe shape"));
+}
+
+TEST_CASE("runner: the first mismatches are named, not only the first", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) {
+                             saxpyBody(l);
+                             for (int i : {3, 5, 8}) l.ptr<float>(3)[i] += 1;
+                             return CUDA_SUCCESS;
+                           }));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("y[3]") && Catch::Contains("also y[5]") && Catch::Contains("y[8]") &&
+                           Catch::Contains("3 of 1000 elements differ"));
+  REQUIRE(r.compares.size() == 1);
+  CHECK(r.compares[0].samples.size() == 3);
+}
+
+TEST_CASE("runner: an invalid launch and a fault are runtime-failed", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.variant.block = {2048, 1, 1};
+  RunnerResult r = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  CHECK(r.outcome == Outcome::RuntimeFailed);
+  CHECK_THAT(r.reason, Catch::Contains("launching the variant kernel saxpy") && Catch::Contains("block [2048,1,1]"));
+
+  RunnerResult fault = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch&) { return CUDA_ERROR_ILLEGAL_ADDRESS; }));
+  CHECK(fault.outcome == Outcome::RuntimeFailed);
+  CHECK_THAT(fault.reason, Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+}
+
+TEST_CASE("runner: without guards (for compute-sanitizer) buffers are exactly their size", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.guard_bytes = 0;
+  job.profile.enabled = false;
+  RunnerResult r = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+}
+
+TEST_CASE("runner: probes free their buffers", "[runner]") {
+  RunnerJob job = saxpyJob(256);
+  RunnerJob big = saxpyJob(100000);
+  job.probes = {{"n = 100000", big.params, {big.original.grid, big.original.block, 0}, {big.variant.grid, big.variant.block, 0}}};
+  job.profile.enabled = false;
+  RunnerResult r = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(fake::liveBytes() < 100000 * 4);  // the probe's 2 x 400 kB buffers are gone
+}
