@@ -193,8 +193,17 @@ int main(int argc, char** argv) {
                                           "harness and print its outcome (does not change the selection).");
   gate->add_option("--config", opt.config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
   gate->add_option("--kernel", opt.extra_variant_kernel, "the kernel the variant replaces")->required();
-  gate->add_option("--variant", opt.extra_variant_source, "a copy of the kernel's source file with the kernel changed")->required()->check(CLI::ExistingFile);
-  gate->add_option("--grid-divisor", opt.extra_variant_grid_divisor, "the variant's grid.x is the original's divided by this (rounded up)");
+  gate->add_option("--variant", opt.extra_variant_sources,
+                   "a copy of the kernel's source file with the kernel (and, if it needs, its launch) changed; "
+                   "repeat for several, each gated on its own")
+      ->required()->check(CLI::ExistingFile)->allow_extra_args(false);
+  gate->add_option("--repeat", opt.repeat, "gate each variant this many times, each on fresh random inputs (default 1)")
+      ->check(CLI::Range(1u, 1000u));
+  unsigned grid_divisor = 0;
+  gate->add_option("--grid-divisor", grid_divisor, "no longer accepted: the gate runs the variant's own launch code")
+      ->group("");
+  gate->footer("The variant runs with the launch written in it (grid, block, dynamic shared memory, evaluated from "
+               "the kernel's arguments), so write the launch there.\n");
 
   auto* materialize = app.add_subcommand("materialize", "Write the build-tree copy of one source that the target compiles: the "
                                                         "selected version, or the original when it is stale (with a warning).");
@@ -257,6 +266,11 @@ int main(int argc, char** argv) {
     }
     if (optimize->parsed()) return runOptimize(opt);
     if (gate->parsed()) {
+      if (grid_divisor) {
+        std::cerr << "klineage: error: gate --grid-divisor is no longer accepted: the gate runs the launch written in "
+                     "the variant (edit its <<<grid, block>>>)\n";
+        return kExitBadInput;
+      }
       opt.skip_skills = true;
       opt.write_selection = false;
       opt.only_kernel = opt.extra_variant_kernel;

@@ -11,9 +11,11 @@
 
 #include "apply.h"
 #include "capture.h"
+#include "gate_jobs.h"
 #include "core/capture_facts.h"
 #include "core/diag.h"
 #include "core/fs.h"
+#include "core/launch_eval.h"
 #include "core/launch_record.h"
 #include "core/skill.h"
 #include "core/workload.h"
@@ -28,6 +30,11 @@ namespace {
 
 std::string shortName(const std::string& path) { return fs::path(path).filename().string(); }
 
+std::string dimsText(const Dim3& d) {
+  return d.y == 1 && d.z == 1 ? std::to_string(d.x)
+                              : "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
+}
+
 // The block size every launch uses: the gated launch's, and every launch site that clang can
 // evaluate must agree; a launch site it cannot evaluate leaves it unknown.
 std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
@@ -38,19 +45,6 @@ std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block,
   for (const auto& l : k.launches)
     if (!l.block_value || *l.block_value != b) return std::nullopt;
   return b;
-}
-
-// Replaying a captured launch of kernel k: allocations are compared as the pointee types of the
-// kernel's pointer parameters, and named after them in messages.
-ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool check_fidelity) {
-  ReplaySpec rs;
-  rs.record_dir = record_dir;
-  for (const auto& prm : k.params) {
-    rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
-    rs.param_names.push_back(prm.name);
-  }
-  rs.check_fidelity = check_fidelity;
-  return rs;
 }
 
 struct CaptureFailed : std::runtime_error {
@@ -130,6 +124,178 @@ std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(const Config& cf
     }
   }
   return load();
+}
+
+// Why a variant's kernel cannot stand in for the original's: a parameter added, dropped or of
+// another type ("" when the signatures agree; names and qualifiers such as const or __restrict__
+// may differ).
+std::string signatureChange(const KernelInfo& orig, const KernelInfo& var) {
+  auto describe = [](const ParamInfo& p) { return p.type + " " + p.name; };
+  if (orig.params.size() != var.params.size())
+    return "the variant's kernel " + var.name + " has " + std::to_string(var.params.size()) + " parameters, the original " +
+           std::to_string(orig.params.size());
+  for (size_t i = 0; i < orig.params.size(); ++i) {
+    const ParamInfo &a = orig.params[i], &b = var.params[i];
+    const bool same = a.is_pointer == b.is_pointer && a.size_bytes == b.size_bytes &&
+                      (a.is_pointer ? a.pointee == b.pointee : elemTypeFromCType(a.type) == elemTypeFromCType(b.type));
+    if (!same)
+      return "parameter " + std::to_string(i + 1) + " of kernel " + orig.name + " is '" + describe(b) +
+             "' in the variant, '" + describe(a) + "' in the original: a variant must keep the kernel's signature";
+  }
+  return "";
+}
+
+// A hand-written variant (klineage gate --variant): its kernel, and its own launch sites when
+// its launch code differs from the original's. Outcome not-run with the reason when its kernel
+// is missing or its signature changed (an input error, not a wrong result).
+VariantReport handWrittenVariant(const KernelInfo& k, const std::string& path, const TargetSetup& setup,
+                                 const Overlay& originals, const fs::path& out) {
+  const std::string text = readFile(path);
+  Overlay o = originals;
+  o[k.range.file] = text;
+  Manifest vm = extractManifest(setup.config.target, {{k.range.file, setup.clang_args.at(k.range.file)}}, o);
+  const std::string stem = fs::path(path).stem().string();
+  VariantReport rep;
+  rep.variant.id = k.name + "/hand-written-" + stem;
+  rep.variant.kernel = k.name;
+  rep.variant.kernel_file = k.range.file;
+  rep.variant.diff = describeDiff(originals.at(k.range.file), text);
+  rep.variant.source = (out / "variants" / k.name / ("hand-written-" + stem) / shortName(k.range.file)).string();
+  atomicWrite(rep.variant.source, text);
+  const KernelInfo* vk = vm.find(k.name);
+  std::string bad = !vk ? path + ": no kernel '" + k.name + "' defined in the variant" : signatureChange(k, *vk);
+  if (!bad.empty()) {
+    rep.outcome = Outcome::NotRun;
+    rep.reason = (vk ? path + ": " : "") + bad;
+    rep.variant.mangled_name = vk ? vk->mangled_name : "";
+    return rep;
+  }
+  rep.variant.mangled_name = vk->mangled_name;
+  std::vector<const LaunchSite*> here;  // the original's launches in the file the variant replaces
+  for (const auto& l : k.launches)
+    if (l.file == k.range.file) here.push_back(&l);
+  bool same = vk->launches.size() == here.size();
+  for (size_t i = 0; same && i < here.size(); ++i) same = sameLaunchText(*here[i], vk->launches[i]);
+  if (!same)
+    for (const auto& l : vk->launches)
+      if (l.in_target_sources) rep.variant.own_launches.push_back(l);
+  if (!same && rep.variant.own_launches.empty()) {
+    rep.outcome = Outcome::NotRun;
+    rep.reason = path + ": the variant has no launch of " + k.name + "; the gate runs only the launch that would be compiled";
+  }
+  return rep;
+}
+
+bool accepted(const VariantReport& r) { return r.outcome == Outcome::Passed || r.outcome == Outcome::Slower; }
+
+// Timed on the largest captured launch; the other captured shapes must give the same results
+// too (a variant may be right for one n and wrong for another).
+void checkOtherRecords(const KernelPlan& plan, VariantReport& r, const RunnerJob& job, GpuRunner& runner,
+                       const std::string& wd) {
+  unsigned n = 0;
+  for (const auto& other : plan.records) {
+    if (other.dir == plan.replay->dir) continue;
+    std::string why;
+    auto check = jobOnRecord(plan, r.variant, job, other, &why);
+    RunnerResult cr;
+    if (check) cr = runner.run(*check, wd + "-shape" + std::to_string(++n), plan.timeout_s);
+    if (check && cr.outcome == Outcome::Passed && cr.status == "ok") continue;
+    r.outcome = !check ? Outcome::NotRun : cr.status == "ok" ? cr.outcome : Outcome::RuntimeFailed;
+    if (check && r.outcome == Outcome::NotRun) r.outcome = Outcome::WrongResult;
+    r.reason = "on the captured launch " + other.dir + ": " + (check ? cr.reason : why);
+    return;
+  }
+}
+
+// One variant through the gate: its job on the plan's shape (with the probes), then every other
+// captured launch; `repeat` times (klineage gate --repeat), each run on fresh random inputs, and
+// the first rejection counts.
+void gateVariant(const KernelPlan& plan, const VariantReport& orig, VariantReport& r, GpuRunner& runner,
+                 const fs::path& out, unsigned repeat) {
+  std::string why;
+  auto job = makeJob(plan, orig, r, &why);
+  if (!job) {
+    r.outcome = Outcome::NotRun;
+    r.reason = why;
+    return;
+  }
+  const std::string wd = (out / "gate" / r.variant.kernel / fs::path(r.cubin).stem()).string();
+  repeat = std::max(1u, repeat);
+  unsigned done = 0;
+  for (; done < repeat; ++done) {
+    VariantReport trial = r;
+    recordRun(trial, runner.run(*job, wd, plan.timeout_s));
+    if (accepted(trial) && plan.replay) checkOtherRecords(plan, trial, *job, runner, wd);
+    if (done == 0 || !accepted(trial)) r = trial;
+    if (!accepted(trial)) {
+      if (done > 0) r.reason = "gate run " + std::to_string(done + 1) + " of " + std::to_string(repeat) + ": " + r.reason;
+      return;
+    }
+  }
+  if (repeat > 1) r.checks.push_back(std::to_string(repeat) + " gate runs on fresh random inputs, none rejected it");
+}
+
+// Where compute-sanitizer is: beside nvcc, else on the PATH.
+std::string sanitizerPath(const Config& cfg) {
+  const fs::path beside = fs::path(cfg.nvcc).parent_path() / "compute-sanitizer";
+  std::error_code ec;
+  return fs::exists(beside, ec) ? beside.string() : "compute-sanitizer";
+}
+
+// Before a winner is kept it is gated once more, on two input sets no earlier run used (and the
+// probes), and with SANITIZE run once under compute-sanitizer; one that fails either is dropped
+// and the next best is checked the same way.
+std::map<std::string, const VariantReport*> selectChecked(const std::vector<KernelPlan>& plans,
+                                                          std::vector<VariantReport>& reports, GpuRunner& runner,
+                                                          const fs::path& out, const Config& cfg) {
+  for (;;) {
+    std::map<std::string, const VariantReport*> best = selectBest(reports);
+    bool dropped = false;
+    for (const auto& [name, chosen] : best) {
+      VariantReport& r = reports[static_cast<size_t>(chosen - reports.data())];
+      if (r.rechecked) continue;
+      r.rechecked = true;
+      const KernelPlan* plan = nullptr;
+      for (const auto& p : plans)
+        if (p.info->name == name) plan = &p;
+      const VariantReport* orig = nullptr;
+      for (const auto& o : reports)
+        if (o.variant.is_original && o.variant.kernel == name) orig = &o;
+      std::string why;
+      auto job = makeJob(*plan, *orig, r, &why);  // it was made once already, so it is made again
+      job->profile.enabled = false;
+      job->seeds.clear();
+      job->random_seeds = 2;
+      const std::string wd = (out / "gate" / name / fs::path(r.cubin).stem()).string();
+      auto fail = [&](Outcome o, const std::string& reason) {
+        r.outcome = o;
+        r.reason = reason;
+        dropped = true;
+        say("  " + name + ": " + r.variant.id + " dropped: " + reason);
+      };
+      RunnerResult res = runner.run(*job, wd + "-recheck", plan->timeout_s);
+      if (res.status != "ok" || res.outcome != Outcome::Passed) {
+        const Outcome o = res.status != "ok" ? Outcome::RuntimeFailed
+                          : res.outcome == Outcome::NotRun ? Outcome::WrongResult : res.outcome;
+        fail(o, "re-checked before keeping it, on fresh inputs: " + res.reason);
+        continue;
+      }
+      r.checks.push_back("re-checked on 2 fresh random input sets" +
+                         (res.probes_checked ? " and " + std::to_string(res.probes_checked) + " probe shape(s)" : std::string()));
+      if (cfg.sanitize.empty()) continue;
+      RunnerJob sj = *job;
+      sj.guard_bytes = 0;  // the sanitizer sees the exact bounds of every allocation
+      sj.probes.clear();
+      sj.random_seeds = 1;
+      res = runner.sanitize(sj, wd + "-" + cfg.sanitize, plan->timeout_s * 30, sanitizerPath(cfg), cfg.sanitize);
+      if (res.status != "ok" || res.outcome != Outcome::Passed) {
+        fail(Outcome::RuntimeFailed, "compute-sanitizer --tool " + cfg.sanitize + ": " + res.reason);
+        continue;
+      }
+      r.checks.push_back("compute-sanitizer --tool " + cfg.sanitize + ": no error reported");
+    }
+    if (!dropped) return best;
+  }
 }
 
 }  // namespace
@@ -275,6 +441,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
       replay_problem = "the RUN program did not launch it";
     }
     if (p.replay) {
+      p.scalars = factsFromRecords({*p.replay}, k).scalars;
       p.facts = factsFromRecords(p.records, k);
       p.facts_source = "capture";
       p.grid = p.replay->grid;
@@ -292,6 +459,25 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
       p.shmem = p.launch->shmem;
       p.tol = p.launch->tol;
       p.timeout_s = p.launch->timeout_s;
+      p.scalars = p.launch->scalars;
+      // Gate the launch the program compiles: its launch site, where that evaluates.
+      std::string why;
+      if (auto site = commonSiteGeometry(k, p.scalars, &why)) {
+        p.site = site->first;
+        const Geometry declared{p.grid, p.block, p.shmem};
+        if (!(site->second == declared)) {
+          p.notes.push_back(describeLaunchSite(k, site->first) + " launches grid " + dimsText(site->second.grid) +
+                            ", block " + dimsText(site->second.block) + ", shmem " + std::to_string(site->second.shmem) +
+                            " for these arguments, the workload declares grid " + dimsText(p.grid) + ", block " +
+                            dimsText(p.block) + ": gated on the launch site's");
+          say("  " + k.name + ": " + p.notes.back());
+          p.grid = site->second.grid;
+          p.block = site->second.block;
+          p.shmem = site->second.shmem;
+        }
+      } else {
+        p.notes.push_back("launch geometry from the workload (" + why + ")");
+      }
     } else {
       std::string why = !replay_problem.empty() ? replay_problem + ", and no workload entry to fall back to"
                         : workload ? "no [kernel." + k.name + "] entry in " + *cfg.workload + ": nothing to run it with"
@@ -299,6 +485,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
       skip(k, why);
       continue;
     }
+    if (p.wk) p.probes = probeLaunches(*p.wk, k);
     p.block_size = commonBlockSize(k, p.block, p.records);
     if (p.notes.empty() && p.replay && p.records.size() > 1)
       p.notes.push_back(std::to_string(p.records.size()) + " launch shapes captured; gated on the largest");
@@ -324,26 +511,11 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
       for (auto& r : generateVariants(plan, skills, setup, originals, out.string(), cfg.budget, &refusals[plan.info->name]))
         reports.push_back(std::move(r));
   }
-  // A hand-written variant (klineage gate --variant): gated exactly like the generated ones.
-  if (!opt.extra_variant_source.empty()) {
+  // Hand-written variants (klineage gate --variant): gated exactly like the generated ones.
+  if (!opt.extra_variant_sources.empty()) {
     const KernelInfo* k = manifest.find(opt.extra_variant_kernel);
-    if (!k) throw InputError(opt.extra_variant_source, 0, 0, "kernel '" + opt.extra_variant_kernel + "' is not in the manifest");
-    std::string text = readFile(opt.extra_variant_source);
-    Overlay o = originals;
-    o[k->range.file] = text;
-    Manifest vm = extractManifest(cfg.target, {{k->range.file, setup.clang_args.at(k->range.file)}}, o);
-    const KernelInfo* vk = vm.find(k->name);
-    if (!vk) throw InputError(opt.extra_variant_source, 0, 0, "no kernel '" + k->name + "' defined in the variant");
-    VariantReport rep;
-    rep.variant.id = k->name + "/hand-written";
-    rep.variant.kernel = k->name;
-    rep.variant.kernel_file = k->range.file;
-    rep.variant.geometry.grid_x_divisor = opt.extra_variant_grid_divisor;
-    rep.variant.mangled_name = vk->mangled_name;
-    rep.variant.diff = describeDiff(originals.at(k->range.file), text);
-    rep.variant.source = (out / "variants" / k->name / "hand-written" / shortName(k->range.file)).string();
-    atomicWrite(rep.variant.source, text);
-    reports.push_back(rep);
+    if (!k) throw InputError(opt.extra_variant_sources[0], 0, 0, "kernel '" + opt.extra_variant_kernel + "' is not in the manifest");
+    for (const auto& path : opt.extra_variant_sources) reports.push_back(handWrittenVariant(*k, path, setup, originals, out));
   }
 
   // 7. Compile the variants.
@@ -351,7 +523,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
   std::vector<size_t> req_of;
   for (size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
-    if (r.variant.is_original) continue;
+    if (r.variant.is_original || r.outcome != Outcome::NotRun || !r.reason.empty()) continue;  // refused already
     const std::string& f = r.variant.kernel_file;
     std::string cubin = (out / "gate" / r.variant.kernel / (fs::path(r.variant.source).parent_path().filename().string() + ".cubin")).string();
     reqs.push_back({r.variant.id,
@@ -389,7 +561,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
         if (r.outcome == Outcome::CompileFailed) say(progressLine(r));
         continue;
       }
-      if (r.outcome != Outcome::CompileFailed) {
+      if (r.outcome != Outcome::CompileFailed && r.reason.empty()) {
         if (!gpu) {
           r.outcome = Outcome::NotRun;
           r.reason = "no CUDA device";
@@ -397,42 +569,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
           r.outcome = Outcome::NotRun;
           r.reason = "the original kernel did not compile";
         } else {
-          RunnerJob job;
-          job.tolerance = plan.tol;
-          job.original = {orig->cubin, orig->variant.mangled_name, plan.grid, plan.block, plan.shmem};
-          job.variant = {r.cubin, r.variant.mangled_name, applyGrid(r.variant.geometry, plan.grid),
-                         applyBlock(r.variant.geometry, plan.block), plan.shmem};
-          if (plan.replay) {
-            job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once above
-          } else {
-            job.params = plan.launch->params;
-          }
-          std::string wd = (out / "gate" / r.variant.kernel / fs::path(r.cubin).stem()).string();
-          recordRun(r, runner->run(job, wd, plan.timeout_s));
-          // Timed on the largest captured launch; the other captured shapes must give the same
-          // results too (a variant may be right for one n and wrong for another).
-          if (plan.replay && (r.outcome == Outcome::Passed || r.outcome == Outcome::Slower)) {
-            unsigned n = 0;
-            for (const auto& other : plan.records) {
-              if (other.dir == plan.replay->dir) continue;
-              RunnerJob check = job;
-              check.profile.enabled = false;
-              check.replay->record_dir = other.dir;
-              check.original.grid = other.grid;
-              check.original.block = other.block;
-              check.original.shmem = other.shmem;
-              check.variant.grid = applyGrid(r.variant.geometry, other.grid);
-              check.variant.block = applyBlock(r.variant.geometry, other.block);
-              check.variant.shmem = other.shmem;
-              RunnerResult cr = runner->run(check, wd + "-shape" + std::to_string(++n), plan.timeout_s);
-              if (cr.outcome != Outcome::Passed || cr.status != "ok") {
-                r.outcome = cr.status == "ok" ? cr.outcome : Outcome::RuntimeFailed;
-                if (r.outcome == Outcome::NotRun) r.outcome = Outcome::WrongResult;
-                r.reason = "on the captured launch " + other.dir + ": " + cr.reason;
-                break;
-              }
-            }
-          }
+          gateVariant(plan, *orig, r, *runner, out, opt.repeat);
         }
       }
       say(progressLine(r));
@@ -442,7 +579,7 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
     if (!r.variant.is_original && r.outcome == Outcome::NotRun && r.reason.empty()) r.reason = "no workload for this kernel";
 
   // 9. Select and write: the report first, the selection (what the build reads) last.
-  auto best = gpu ? selectBest(reports) : std::map<std::string, const VariantReport*>{};
+  auto best = gpu ? selectChecked(plans, reports, *runner, out, cfg) : std::map<std::string, const VariantReport*>{};
   std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::system_clock::now().time_since_epoch()).count());
   const fs::path sel_dir = out / "selected" / gen;

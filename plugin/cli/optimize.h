@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gate/gate.h"
 
@@ -12,9 +13,10 @@ struct OptimizeOptions {
   bool require_gpu = false;     // also from the config / KLINEAGE_REQUIRE_GPU
   unsigned jobs = 0;            // parallel compiles (0: hardware threads)
   std::string only_kernel;      // restrict to one kernel ("" = all)
-  // A hand-written variant of one kernel gated like the generated ones (`klineage gate`).
-  std::string extra_variant_source, extra_variant_kernel;
-  unsigned extra_variant_grid_divisor = 1;
+  // Hand-written variants of one kernel gated like the generated ones (`klineage gate`).
+  std::vector<std::string> extra_variant_sources;
+  std::string extra_variant_kernel;
+  unsigned repeat = 1;          // gate each variant this many times (fresh random inputs each)
   bool skip_skills = false;     // with an extra variant: gate only that one
   bool write_selection = true;
 };

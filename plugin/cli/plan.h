@@ -8,6 +8,7 @@
 
 #include "core/launch_record.h"
 #include "core/manifest.h"
+#include "core/probes.h"
 #include "core/workload.h"
 
 namespace klineage {
@@ -27,6 +28,9 @@ struct KernelPlan {
   unsigned shmem = 0;
   std::optional<long long> block_size;        // for launch-bounds: every launch uses it
   std::vector<std::string> notes;
+  std::map<std::string, double> scalars;      // the scalar arguments of the gated launch
+  std::optional<LaunchSite> site;             // the launch site whose geometry is gated (evaluable)
+  std::vector<Probe> probes;                  // other sizes every variant must be right on
 };
 
 }  // namespace klineage

@@ -2,8 +2,10 @@
 
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "core/fs.h"
 
@@ -28,9 +30,43 @@ std::string hex(unsigned long long v) {
   std::snprintf(b, sizeof b, "0x%llx", v);
   return b;
 }
-unsigned long long unhex(const nlohmann::json& j) {
-  if (j.is_number()) return j.get<unsigned long long>();
-  return std::stoull(j.get<std::string>(), nullptr, 0);
+// A non-negative number that fits T (a float is truncated). nlohmann's get<unsigned>() wraps -1 and
+// is undefined behaviour for a float out of range ("size": 1e300).
+template <class T>
+T count(const nlohmann::json& j, const char* what) {
+  if (j.is_number_unsigned() && j.get<unsigned long long>() <= std::numeric_limits<T>::max())
+    return static_cast<T>(j.get<unsigned long long>());
+  if (j.is_number_float() && j.get<double>() >= 0 && j.get<double>() < std::ldexp(1.0, std::numeric_limits<T>::digits))
+    return static_cast<T>(j.get<double>());
+  if (j.is_number())
+    throw std::runtime_error(std::string(what) + ": " + j.dump() + ": expected a non-negative integer up to " +
+                             std::to_string(std::numeric_limits<T>::max()));
+  return j.get<T>();  // not a number: nlohmann's type_error
+}
+template <class T>
+T count(const nlohmann::json& obj, const char* key, T fallback) {
+  return obj.contains(key) ? count<T>(obj[key], key) : fallback;
+}
+// Dim3's from_json reads long longs: a float entry must be in range.
+const nlohmann::json& dims(const nlohmann::json& j, const char* what) {
+  auto check = [&](const nlohmann::json& v) {
+    if (v.is_number_float() && !(std::fabs(v.get<double>()) < std::ldexp(1.0, 63)))
+      throw std::runtime_error(std::string(what) + ": " + v.dump() + ": expected an integer");
+  };
+  if (j.is_array())
+    for (size_t i = 0; i < j.size() && i < 3; ++i) check(j[i]);
+  else
+    check(j);
+  return j;
+}
+unsigned long long unhex(const nlohmann::json& j, const char* what) {
+  if (j.is_number()) return count<unsigned long long>(j, what);
+  const std::string s = j.get<std::string>();
+  try {
+    return std::stoull(s, nullptr, 0);
+  } catch (const std::exception&) {  // std::invalid_argument / out_of_range say only "stoull"
+    throw std::runtime_error(std::string(what) + ": \"" + s + "\": expected an address (\"0x...\" or a number)");
+  }
 }
 }  // namespace
 
@@ -55,30 +91,36 @@ void from_json(const nlohmann::json& j, LaunchRecord& r) {
   if (j.value("format", "") != "klineage-launch-record-1") throw std::runtime_error("not a klineage-launch-record-1 file");
   r.kernel = j.value("kernel", "");
   r.mangled = j.at("mangled").get<std::string>();
-  r.grid = j.at("grid").get<Dim3>();
-  r.block = j.at("block").get<Dim3>();
-  r.shmem = j.value("shmem", 0u);
-  r.stream = j.contains("stream") ? unhex(j["stream"]) : 0;
+  r.grid = dims(j.at("grid"), "grid").get<Dim3>();
+  r.block = dims(j.at("block"), "block").get<Dim3>();
+  r.shmem = count(j, "shmem", 0u);
+  r.stream = j.contains("stream") ? unhex(j["stream"], "stream") : 0;
   for (const auto& q : j.at("params")) {
     RecordedParam p;
-    p.index = q.at("index").get<unsigned>();
-    p.offset = q.at("offset").get<unsigned>();
-    p.size = q.at("size").get<unsigned>();
+    p.index = count<unsigned>(q.at("index"), "index");
+    p.offset = count<unsigned>(q.at("offset"), "offset");
+    p.size = count<unsigned>(q.at("size"), "size");
     p.bytes_hex = q.at("bytes").get<std::string>();
-    if (p.bytes_hex.size() != 2 * p.size) throw std::runtime_error("param " + std::to_string(p.index) + ": bytes do not match its size");
+    // 2ull: in unsigned, 2 * p.size wraps to 0 for 2^31 and an empty "bytes" would pass.
+    if (p.bytes_hex.size() != 2ull * p.size) throw std::runtime_error("param " + std::to_string(p.index) + ": bytes do not match its size");
     if (q.contains("pointer") && !q["pointer"].is_null())
-      p.pointer = RecordedPointer{q["pointer"].at("allocation").get<unsigned>(), q["pointer"].at("offset").get<unsigned long long>()};
+      p.pointer = RecordedPointer{count<unsigned>(q["pointer"].at("allocation"), "allocation"),
+                                  count<unsigned long long>(q["pointer"].at("offset"), "offset")};
     r.params.push_back(p);
   }
   for (const auto& x : j.at("allocations")) {
     RecordedAllocation a;
-    a.id = x.at("id").get<unsigned>();
-    a.base = unhex(x.at("base"));
-    a.size = x.at("size").get<unsigned long long>();
+    a.id = count<unsigned>(x.at("id"), "id");
+    a.base = unhex(x.at("base"), "base");
+    a.size = count<unsigned long long>(x.at("size"), "size");
     a.before = x.value("before", "");
     a.after = x.value("after", "");
-    a.before_crc32 = x.value("before_crc32", 0u);
-    a.after_crc32 = x.value("after_crc32", 0u);
+    for (const std::string* blob : {&a.before, &a.after})  // "/", "../x" would read outside the record
+      if (blob->find_first_of(std::string("/\0", 2)) != std::string::npos || *blob == "." || *blob == "..")
+        throw std::runtime_error("allocation " + std::to_string(a.id) + ": blob \"" + *blob +
+                                 "\": expected a file name in the record's directory");
+    a.before_crc32 = count(x, "before_crc32", 0u);
+    a.after_crc32 = count(x, "after_crc32", 0u);
     r.allocations.push_back(a);
   }
   for (const auto& p : r.params)

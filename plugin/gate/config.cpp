@@ -1,6 +1,8 @@
 #include "gate/config.h"
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,25 @@
 #include "core/fs.h"
 
 namespace klineage {
+
+namespace {
+// A count (budget, run.max_shapes, run.max_bytes): a non-negative number that fits T, a float
+// truncated. nlohmann's get<unsigned>() wraps -1 and is undefined behaviour for 1e300.
+template <class T>
+T countValue(const nlohmann::json& obj, const char* key, T fallback, const std::string& path, const std::string& label) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return fallback;
+  const nlohmann::json& v = *it;
+  if (v.is_number_unsigned() && v.get<unsigned long long>() <= std::numeric_limits<T>::max())
+    return static_cast<T>(v.get<unsigned long long>());
+  if (v.is_number_float() && v.get<double>() >= 0 && v.get<double>() < std::ldexp(1.0, std::numeric_limits<T>::digits))
+    return static_cast<T>(v.get<double>());
+  if (v.is_number())
+    throw InputError(path, 0, 0, "\"" + label + "\": " + v.dump() + ": expected a non-negative integer up to " +
+                                     std::to_string(std::numeric_limits<T>::max()));
+  return v.get<T>();  // not a number: type_error, reported below as for the other keys
+}
+}  // namespace
 
 const SourcePair* Config::findOriginal(const std::string& p) const {
   for (const auto& s : sources)
@@ -24,7 +45,7 @@ Config loadConfig(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(readFile(path));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     throw InputError(path, 0, 0, std::string("not valid JSON: ") + e.what());
   } catch (const std::runtime_error& e) {
     throw InputError(path, 0, 0, e.what());
@@ -53,9 +74,12 @@ Config loadConfig(const std::string& path) {
     if (!w.empty()) c.workload = w;
     if (j.contains("skills") && j["skills"].is_array()) c.skills = j["skills"].get<std::vector<std::string>>();
     if (j.contains("skills") && j["skills"].is_string()) c.skills = {j["skills"].get<std::string>()};
-    c.budget = j.value("budget", 16u);
+    c.budget = countValue(j, "budget", 16u, path, "budget");
     c.timeout_s = j.value("timeout_s", 10.0);
     c.require_gpu = j.value("require_gpu", false);
+    c.sanitize = str("sanitize", false);
+    if (!c.sanitize.empty() && c.sanitize != "memcheck" && c.sanitize != "racecheck" && c.sanitize != "synccheck")
+      throw InputError(path, 0, 0, "\"sanitize\": \"" + c.sanitize + "\" is not one of memcheck, racecheck, synccheck");
     c.runner = str("runner", false);
     c.nvcc = str("nvcc", false);
     if (c.nvcc.empty()) c.nvcc = "nvcc";
@@ -72,8 +96,8 @@ Config loadConfig(const std::string& path) {
       const auto& r = j["run"];
       if (r.contains("capture_build") && r["capture_build"].is_string()) c.capture_build = r["capture_build"].get<std::string>();
       c.capture_timeout_s = r.value("timeout_s", 300.0);
-      c.capture_max_shapes = r.value("max_shapes", 3u);
-      c.capture_max_bytes = r.value("max_bytes", 4ull << 30);
+      c.capture_max_shapes = countValue(r, "max_shapes", 3u, path, "run.max_shapes");
+      c.capture_max_bytes = countValue(r, "max_bytes", 4ull << 30, path, "run.max_bytes");
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, 0, std::string("unexpected content: ") + e.what());

@@ -21,6 +21,7 @@ struct Config {
   unsigned budget = 16;       // variants per kernel, at most
   double timeout_s = 10;      // per variant run
   bool require_gpu = false;
+  std::string sanitize;       // "memcheck", "racecheck", "synccheck" or "" (SANITIZE)
   std::string runner;         // klineage-runner
   std::string nvcc = "nvcc";
   std::string cuda_architectures;

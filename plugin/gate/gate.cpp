@@ -69,13 +69,40 @@ class ChildRunner : public GpuRunner {
     return d;
   }
   RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) override {
+    return runChild({}, job, work_dir, timeout_s);
+  }
+
+  RunnerResult sanitize(const RunnerJob& job, const std::string& work_dir, double timeout_s,
+                        const std::string& sanitizer, const std::string& tool) override {
+    // Exit 86 is the sanitizer's own "errors found" (the runner exits 0, 2 or 3).
+    const std::vector<std::string> prefix{sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "10"};
+    ProcessResult p;
+    RunnerResult r = runChild(prefix, job, work_dir, timeout_s, &p);
+    if (!p.started) {
+      r.status = "error";
+      r.reason = "cannot start " + sanitizer + ": " + p.describe();
+    } else if (!p.timed_out && !p.signaled && p.exit_code == 86) {
+      r.outcome = Outcome::RuntimeFailed;
+      r.reason = sanitizerReport(p.output);
+    }
+    return r;
+  }
+
+ private:
+  std::string path_;
+
+  RunnerResult runChild(const std::vector<std::string>& prefix, const RunnerJob& job, const std::string& work_dir,
+                        double timeout_s, ProcessResult* out = nullptr) {
     fs::create_directories(work_dir);
     std::string job_path = (fs::path(work_dir) / "job.json").string();
     std::string result_path = (fs::path(work_dir) / "result.json").string();
     std::error_code ec;
     fs::remove(result_path, ec);
     atomicWrite(job_path, nlohmann::json(job).dump(2) + "\n");
-    ProcessResult p = runProcess({path_, job_path, result_path}, timeout_s);
+    std::vector<std::string> argv = prefix;
+    for (const auto& a : {path_, job_path, result_path}) argv.push_back(a);
+    ProcessResult p = runProcess(argv, timeout_s);
+    if (out) *out = p;
     atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output);
     RunnerResult r;
     if (p.timed_out) {
@@ -97,12 +124,22 @@ class ChildRunner : public GpuRunner {
     r.reason = unreadable + "runner " + p.describe() + (tail.empty() ? "" : ": " + tail);
     return r;
   }
-
- private:
-  std::string path_;
 };
 
 }  // namespace
+
+std::string sanitizerReport(const std::string& output) {
+  // compute-sanitizer prefixes its lines with "========= "; keep the first few of those.
+  std::istringstream in(output);
+  std::string line, out;
+  unsigned n = 0;
+  while (std::getline(in, line) && n < 12)
+    if (line.rfind("=========", 0) == 0 && line.find_first_not_of("= ") != std::string::npos) {
+      out += (out.empty() ? "" : " | ") + line.substr(line.find_first_not_of("= "));
+      ++n;
+    }
+  return out.empty() ? "it reported errors (see runner.log)" : out;
+}
 
 std::unique_ptr<Compiler> makeProcessCompiler(double timeout_s) { return std::make_unique<ProcessCompiler>(timeout_s); }
 std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path) {
@@ -134,7 +171,8 @@ std::string progressLine(const VariantReport& rep) {
   std::ostringstream os;
   std::string chain;
   for (const auto& s : rep.variant.skills) chain += (chain.empty() ? "" : "+") + s;
-  if (chain.empty()) chain = rep.variant.is_original ? "(original)" : "(hand-written)";
+  if (chain.empty())
+    chain = rep.variant.is_original ? "(original)" : "(" + rep.variant.id.substr(rep.variant.id.find('/') + 1) + ")";
   char buf[64] = "";
   os << rep.variant.kernel << "  " << chain;
   if (rep.variant.geometry.changes()) os << " [grid.x/" << rep.variant.geometry.grid_x_divisor << "]";

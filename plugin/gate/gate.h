@@ -42,9 +42,23 @@ class GpuRunner {
   virtual DeviceProbe probe() = 0;
   // Runs one job; never throws for a failing kernel: a crash is runtime-failed, a hang timeout.
   virtual RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) = 0;
+  // The same job under compute-sanitizer (`tool`: memcheck, racecheck, synccheck); any error it
+  // reports makes the outcome runtime-failed, with the report. Status "error" where the runner
+  // cannot do it.
+  virtual RunnerResult sanitize(const RunnerJob& job, const std::string& work_dir, double timeout_s,
+                                const std::string& sanitizer, const std::string& tool) {
+    (void)job, (void)work_dir, (void)timeout_s, (void)sanitizer;
+    RunnerResult r;
+    r.status = "error";
+    r.reason = "this GPU runner cannot run compute-sanitizer " + tool;
+    return r;
+  }
 };
 // Runs `klineage-runner` as a child process per job (its own CUDA context).
 std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path);
+
+// The first lines of compute-sanitizer's report in `output`, joined for a reason.
+std::string sanitizerReport(const std::string& output);
 
 // Compiles many requests on `jobs` threads; results in request order.
 std::vector<CompileResult> compileAll(Compiler& c, const std::vector<CompileRequest>& reqs, unsigned jobs);

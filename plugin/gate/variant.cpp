@@ -5,7 +5,8 @@ namespace klineage {
 void to_json(nlohmann::json& j, const Variant& v) {
   j = {{"id", v.id}, {"kernel", v.kernel}, {"kernel_file", v.kernel_file}, {"skills", v.skills},
        {"transforms", v.transforms}, {"geometry", v.geometry}, {"source", v.source},
-       {"mangled_name", v.mangled_name}, {"diff", v.diff}, {"is_original", v.is_original}};
+       {"mangled_name", v.mangled_name}, {"diff", v.diff}, {"is_original", v.is_original},
+       {"own_launches", v.own_launches}, {"divisible_by", v.divisible_by}};
 }
 void from_json(const nlohmann::json& j, Variant& v) {
   v.id = j.value("id", "");
@@ -18,11 +19,13 @@ void from_json(const nlohmann::json& j, Variant& v) {
   v.mangled_name = j.value("mangled_name", "");
   v.diff = j.value("diff", "");
   v.is_original = j.value("is_original", false);
+  v.own_launches = j.value("own_launches", std::vector<LaunchSite>{});
+  v.divisible_by = j.value("divisible_by", std::map<std::string, long long>{});
 }
 void to_json(nlohmann::json& j, const VariantReport& r) {
   j = {{"variant", r.variant}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason}, {"cubin", r.cubin},
        {"compile_s", r.compile_s}, {"speedup", r.speedup}, {"variant_ms", r.variant_ms},
-       {"original_ms", r.original_ms}};
+       {"original_ms", r.original_ms}, {"rechecked", r.rechecked}, {"checks", r.checks}};
   j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job.h"
+#include "core/manifest.h"
 #include "core/outcome.h"
 
 namespace klineage {
@@ -24,6 +25,12 @@ struct Variant {
   std::string mangled_name;          // the kernel's name in the variant's module
   std::string diff;                  // against the original, for people
   bool is_original = false;
+  // A hand-written variant whose launch code differs from the original's: its own launch sites,
+  // which the gate evaluates for every shape it runs (core/launch_eval.h).
+  std::vector<LaunchSite> own_launches;
+  // Sizes this variant is only right for (argument -> divisor), recorded by its transforms;
+  // probe shapes that break them are not run.
+  std::map<std::string, long long> divisible_by;
 };
 
 struct VariantReport {
@@ -35,6 +42,8 @@ struct VariantReport {
   std::optional<RunnerResult> run;
   double speedup = 0;
   double variant_ms = 0, original_ms = 0;
+  bool rechecked = false;            // the winner's re-check before it is kept (fresh data, probes)
+  std::vector<std::string> checks;   // what else it went through: "re-checked: ...", "compute-sanitizer memcheck: clean"
 };
 
 void to_json(nlohmann::json& j, const Variant& v);

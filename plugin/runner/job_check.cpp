@@ -50,12 +50,15 @@ std::string checkNames(const json& j) {
   return "";
 }
 
+// The variant's launch may be invalid (a grid of 0 blocks, say): that is its own failure, found
+// by launching it, so only the original's must be a valid launch here.
 std::string checkGeometry(const Dim3& grid, const Dim3& block, const std::string& w) {
+  const long long lowest = w == "variant" ? 0 : 1;
   for (const Dim3* d : {&grid, &block})
     for (long long v : {d->x, d->y, d->z})
-      if (v < 1 || v > UINT_MAX)
-        return w + (d == &grid ? ".grid" : ".block") + " has " + std::to_string(v) +
-               ", each dimension must be in [1, " + std::to_string(UINT_MAX) + "]";
+      if (v < lowest || v > UINT_MAX)
+        return w + (d == &grid ? ".grid" : ".block") + " has " + std::to_string(v) + ", each dimension must be in [" +
+               std::to_string(lowest) + ", " + std::to_string(UINT_MAX) + "]";
   return "";
 }
 

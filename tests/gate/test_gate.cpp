@@ -588,9 +588,10 @@ TEST_CASE("progressLine: one readable line per variant", "[gate]") {
   CHECK(progressLine(o) == "saxpy  (original)  not-run");
   VariantReport h;
   h.variant.kernel = "saxpy";
+  h.variant.id = "saxpy/hand-written-tiled";
   h.outcome = Outcome::Slower;
   h.variant_ms = 1.5;
   h.speedup = 0.8;
   h.reason = "not faster beyond noise";
-  CHECK(progressLine(h) == "saxpy  (hand-written)  slower  1.500 ms  0.80x  (not faster beyond noise)");
+  CHECK(progressLine(h) == "saxpy  (hand-written-tiled)  slower  1.500 ms  0.80x  (not faster beyond noise)");
 }

@@ -14,20 +14,15 @@
 #include "core/manifest.h"
 #include "gate/selection.h"
 #include "optimize.h"
+#include "support/pipeline_project.h"
+
+using klineage::test::FakeCompiler;
+using klineage::test::Project;
 
 namespace fs = std::filesystem;
 using namespace klineage;
 
 namespace {
-
-struct FakeCompiler : Compiler {
-  int calls = 0;
-  CompileResult compile(const CompileRequest& req) override {
-    ++calls;
-    atomicWrite(req.cubin, "fake cubin for " + req.id);
-    return {true, "", 0.01};
-  }
-};
 
 // Decides outcomes from what the gate asks: a variant that runs on a smaller grid (the
 // vectorized ones, grid.x / 4) is `vector_outcome`; every other variant is 1.05x faster.
@@ -56,48 +51,6 @@ struct FakeRunner : GpuRunner {
     r.reason = r.outcome == Outcome::WrongResult ? "y[7]: expected 1, got 2" : "";
     return r;
   }
-};
-
-// A copy of the quickstart with a config.json and compile_commands.json written by hand.
-struct Project {
-  fs::path root;
-  std::string config;
-  explicit Project(unsigned budget) {
-    root = fs::temp_directory_path() / ("klineage-pipeline-" + std::to_string(::getpid()) + "-" + std::to_string(budget));
-    fs::remove_all(root);
-    fs::copy(fs::path(KLINEAGE_SOURCE_DIR) / "examples" / "quickstart", root, fs::copy_options::recursive);
-    nlohmann::json cc = nlohmann::json::array();
-    nlohmann::json sources = nlohmann::json::array();
-    for (const char* f : {"saxpy.cu", "relu.cu"}) {
-      std::string src = (root / "src" / f).string();
-      cc.push_back({{"directory", (root / "build").string()},
-                    {"file", src},
-                    {"arguments", {"/usr/local/cuda/bin/nvcc", "-I" + (root / "include").string(), "-std=c++17",
-                                   "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-c", src, "-o", "x.o"}}});
-      sources.push_back({{"original", src}, {"materialized", (root / "build/klineage/kernels/src/src" / f).string()}});
-    }
-    atomicWrite(root / "build" / "compile_commands.json", cc.dump(2));
-    nlohmann::json cfg = {{"format", "klineage-config-1"},
-                          {"target", "kernels"},
-                          {"source_dir", root.string()},
-                          {"build_dir", (root / "build").string()},
-                          {"out_dir", (root / "build/klineage/kernels").string()},
-                          {"compile_commands", (root / "build/compile_commands.json").string()},
-                          {"sources", sources},
-                          {"workload", (root / "klineage.toml").string()},
-                          {"skills", {std::string(KLINEAGE_SOURCE_DIR) + "/skills"}},
-                          {"budget", budget},
-                          {"timeout_s", 10},
-                          {"require_gpu", false},
-                          {"runner", "/nonexistent/klineage-runner"},
-                          {"nvcc", "/usr/local/cuda/bin/nvcc"},
-                          {"run", nullptr}};
-    config = (root / "build/klineage/kernels/config.json").string();
-    atomicWrite(config, cfg.dump(2));
-  }
-  ~Project() { fs::remove_all(root); }
-  Selection selection() const { return loadSelection((root / "build/klineage/kernels/selection.json").string()); }
-  nlohmann::json report() const { return nlohmann::json::parse(readFile(root / "build/klineage/kernels/report.json")); }
 };
 
 std::string chainOf(const SelectedKernel& k) {

@@ -1,0 +1,115 @@
+#include "gate_jobs.h"
+
+#include "core/capture_facts.h"
+#include "core/launch_eval.h"
+
+namespace klineage {
+
+std::optional<std::pair<LaunchSite, Geometry>> commonSiteGeometry(const KernelInfo& k,
+                                                                  const std::map<std::string, double>& scalars,
+                                                                  std::string* why) {
+  std::optional<std::pair<LaunchSite, Geometry>> common;
+  for (const auto& l : k.launches) {
+    if (!l.in_target_sources) continue;
+    std::string w;
+    auto g = evalLaunchSite(l, k, scalars, &w);
+    if (!g) {
+      *why = describeLaunchSite(k, l) + ": " + w;
+      return std::nullopt;
+    }
+    if (common && !(common->second == *g)) {
+      *why = "its launch sites launch it differently (" + describeLaunchSite(k, common->first) + " and " +
+             describeLaunchSite(k, l) + ")";
+      return std::nullopt;
+    }
+    if (!common) common = std::make_pair(l, *g);
+  }
+  if (!common) *why = "no launch site in the target's sources";
+  return common;
+}
+
+Geometry originalGeometry(const KernelPlan& plan, const Geometry& declared, const std::map<std::string, double>& scalars) {
+  if (!plan.site) return declared;
+  std::string why;
+  auto g = evalLaunchSite(*plan.site, *plan.info, scalars, &why);
+  return g ? *g : declared;
+}
+
+std::optional<Geometry> variantGeometry(const KernelPlan& plan, const Variant& v, const Geometry& original,
+                                        const std::map<std::string, double>& scalars, std::string* why) {
+  if (v.own_launches.empty())
+    return Geometry{applyGrid(v.geometry, original.grid), applyBlock(v.geometry, original.block), original.shmem};
+  std::optional<Geometry> common;
+  for (const auto& l : v.own_launches) {
+    std::string w;
+    auto g = evalLaunchSite(l, *plan.info, scalars, &w);
+    if (!g) {
+      *why = "the variant launches the kernel differently from the original (" + describeLaunchSite(*plan.info, l) +
+             "), and that launch cannot be evaluated from the kernel's arguments: " + w +
+             "; the gate runs only the launch that would be compiled";
+      return std::nullopt;
+    }
+    if (common && !(*common == *g)) {
+      *why = "the variant's launch sites launch the kernel differently from each other";
+      return std::nullopt;
+    }
+    common = g;
+  }
+  return common;
+}
+
+ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool check_fidelity) {
+  ReplaySpec rs;
+  rs.record_dir = record_dir;
+  for (const auto& prm : k.params) {
+    rs.param_elem_types.push_back(prm.is_pointer ? elemTypeFromCType(prm.pointee) : std::nullopt);
+    rs.param_names.push_back(prm.name);
+  }
+  rs.check_fidelity = check_fidelity;
+  return rs;
+}
+
+std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& original, const VariantReport& r,
+                                 std::string* why) {
+  const Geometry gated{plan.grid, plan.block, plan.shmem};
+  auto vg = variantGeometry(plan, r.variant, gated, plan.scalars, why);
+  if (!vg) return std::nullopt;
+  RunnerJob job;
+  job.tolerance = plan.tol;
+  job.original = {original.cubin, original.variant.mangled_name, gated.grid, gated.block, gated.shmem, std::nullopt};
+  job.variant = {r.cubin, r.variant.mangled_name, vg->grid, vg->block, vg->shmem, std::nullopt};
+  if (plan.replay) job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once
+  else job.params = plan.launch->params;
+  for (const Probe& p : plan.probes) {
+    bool allowed = true;
+    for (const auto& [arg, d] : r.variant.divisible_by) {
+      auto it = p.launch.scalars.find(arg);
+      if (it != p.launch.scalars.end() && d > 0 && static_cast<long long>(it->second) % d != 0) allowed = false;
+    }
+    if (!allowed) continue;
+    const Geometry og = originalGeometry(plan, {p.launch.grid, p.launch.block, p.launch.shmem}, p.launch.scalars);
+    auto pg = variantGeometry(plan, r.variant, og, p.launch.scalars, why);
+    if (!pg) return std::nullopt;
+    job.probes.push_back({p.name, p.launch.params, og, *pg});
+  }
+  return job;
+}
+
+std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,
+                                     std::string* why) {
+  const Geometry og{rec.grid, rec.block, rec.shmem};
+  auto vg = variantGeometry(plan, v, og, factsFromRecords({rec}, *plan.info).scalars, why);
+  if (!vg) return std::nullopt;
+  job.profile.enabled = false;
+  job.probes.clear();  // run with the main job already
+  job.replay->record_dir = rec.dir;
+  job.original.grid = og.grid;
+  job.original.block = og.block;
+  job.original.shmem = og.shmem;
+  job.variant.grid = vg->grid;
+  job.variant.block = vg->block;
+  job.variant.shmem = vg->shmem;
+  return job;
+}
+
+}  // namespace klineage

@@ -1,0 +1,42 @@
+// The runner jobs of a kernel plan: the launch each side gets on every shape (the plan's, each
+// probe's, each other captured launch's), and one function that builds a job from (plan, variant,
+// shape), so the variant's job, the other-shape checks and the winner's re-check agree.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/job.h"
+#include "gate/variant.h"
+#include "plan.h"
+
+namespace klineage {
+
+// Every launch site of the kernel in the target's sources evaluates (core/launch_eval.h) to the
+// same geometry for the plan's scalars: that site, with the geometry; else nullopt and why.
+std::optional<std::pair<LaunchSite, Geometry>> commonSiteGeometry(const KernelInfo& k,
+                                                                  const std::map<std::string, double>& scalars,
+                                                                  std::string* why);
+
+// The original's launch on a shape: the plan's site evaluated for these scalars, else `declared`.
+Geometry originalGeometry(const KernelPlan& plan, const Geometry& declared, const std::map<std::string, double>& scalars);
+
+// The variant's launch where the original's is `original`: its own launch sites evaluated for
+// these scalars (a hand-written variant whose launch code differs), else the original's with the
+// variant's geometry change. nullopt (why) when its own launch does not evaluate or its sites
+// disagree.
+std::optional<Geometry> variantGeometry(const KernelPlan& plan, const Variant& v, const Geometry& original,
+                                        const std::map<std::string, double>& scalars, std::string* why);
+
+// The job for `variant` against `original` on the plan's shape, with the plan's probes. nullopt
+// (why) when the variant's launch cannot be worked out.
+std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& original, const VariantReport& variant,
+                                 std::string* why);
+
+// The same job moved to another captured launch (correctness only).
+std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,
+                                     std::string* why);
+
+// Replaying a captured launch of kernel k (pointee types and names from the manifest).
+ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool check_fidelity);
+
+}  // namespace klineage
