@@ -26,6 +26,7 @@ Commands
                       [BUDGET <n>]
                       [TIMEOUT <seconds>]
                       [REQUIRE_GPU]
+                      [SANITIZE memcheck|racecheck|synccheck]
                       [RUN <target-or-command> [ARGS <arg>...]])
 
   Call it after the target's sources are known (after ``add_library()`` /
@@ -69,6 +70,12 @@ Commands
     the original kernels with a warning. ``KLINEAGE_REQUIRE_GPU=ON`` does this for
     every target.
 
+  ``SANITIZE memcheck|racecheck|synccheck``
+    Before a winning variant is kept, run it once under ``compute-sanitizer`` with
+    that tool (from the CUDA toolkit beside ``nvcc``, else on the ``PATH``); any error
+    it reports rejects the variant and the next best is checked the same way.
+    ``KLINEAGE_SANITIZE`` sets a default for every target.
+
   ``RUN <target-or-command> [ARGS <arg>...]``
     Gate the kernels on the launches a program of the project really makes
     (``docs/capture.md``): ``klineage optimize`` runs it under CUPTI capture,
@@ -90,6 +97,10 @@ Cache variables
 ``KLINEAGE_REQUIRE_GPU``
   ``OFF`` by default. ``ON`` makes a missing GPU an error for every
   ``klineage_optimize()`` target, as if each had ``REQUIRE_GPU``.
+
+``KLINEAGE_SANITIZE``
+  Empty by default. ``memcheck``, ``racecheck`` or ``synccheck``: the ``SANITIZE``
+  of every ``klineage_optimize()`` target that does not give its own.
 
 ``KLINEAGE_CAPTURE_TIMEOUT``, ``KLINEAGE_CAPTURE_MAX_SHAPES``, ``KLINEAGE_CAPTURE_MAX_BYTES``
   Limits of a ``RUN`` capture: seconds before the program is killed (300), distinct
@@ -131,6 +142,8 @@ mark_as_advanced(KLINEAGE_CAPTURE_BUILD)
 option(KLINEAGE_REQUIRE_GPU
   "Make a missing CUDA device an error in klineage_optimize() targets (default: keep the original kernels)"
   OFF)
+set(KLINEAGE_SANITIZE "" CACHE STRING
+  "compute-sanitizer tool every winning variant is run under before it is kept: memcheck, racecheck, synccheck or empty")
 
 # The package configuration file sets these before including this module; keep them globally so
 # that klineage_optimize() also finds them in directories where the variables are not visible.
@@ -262,7 +275,7 @@ endfunction()
 
 function(klineage_optimize target)
   set(options REQUIRE_GPU)
-  set(one WORKLOAD BUDGET TIMEOUT)
+  set(one WORKLOAD BUDGET TIMEOUT SANITIZE)
   set(multi SKILLS RUN ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
   set(fn "klineage_optimize(${target})")
@@ -272,7 +285,8 @@ function(klineage_optimize target)
     message(FATAL_ERROR
       "${fn}: unknown arguments: ${unknown}\n"
       "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] "
-      "[TIMEOUT <seconds>] [REQUIRE_GPU] [RUN <target-or-command> [ARGS <arg>...]])")
+      "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] "
+      "[RUN <target-or-command> [ARGS <arg>...]])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     list(JOIN arg_KEYWORDS_MISSING_VALUES ", " missing)
@@ -383,6 +397,14 @@ function(klineage_optimize target)
     if(timeout MATCHES "^\\.")
       set(timeout "0${timeout}")
     endif()
+  endif()
+
+  set(sanitize "${KLINEAGE_SANITIZE}")
+  if(DEFINED arg_SANITIZE)
+    set(sanitize "${arg_SANITIZE}")
+  endif()
+  if(NOT sanitize STREQUAL "" AND NOT sanitize MATCHES "^(memcheck|racecheck|synccheck)$")
+    message(FATAL_ERROR "${fn}: SANITIZE must be memcheck, racecheck or synccheck, got '${sanitize}'")
   endif()
 
   if(arg_REQUIRE_GPU OR KLINEAGE_REQUIRE_GPU)
@@ -539,6 +561,7 @@ function(klineage_optimize target)
     "  \"budget\": ${budget},\n"
     "  \"timeout_s\": ${timeout},\n"
     "  \"require_gpu\": ${require_gpu},\n"
+    "  \"sanitize\": \"${sanitize}\",\n"
     "  \"runner\": ${j_runner},\n"
     "  \"nvcc\": ${j_nvcc},\n")
   set_property(GLOBAL PROPERTY _KLINEAGE_TARGET_${target} ON)

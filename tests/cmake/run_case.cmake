@@ -84,6 +84,7 @@ set(error_cases
   "missing_workload=WORKLOAD file '[^']*/does-not-exist.toml' does not exist"
   "bad_budget=BUDGET must be a positive integer, got 'many'"
   "args_without_run=ARGS given without RUN"
+  "bad_sanitize=SANITIZE must be memcheck, racecheck or synccheck, got 'asan'"
   "twice=klineage_optimize\\(\\) was already called for 'k'")
 set(expected_error "")
 foreach(e IN LISTS error_cases)
@@ -92,18 +93,25 @@ foreach(e IN LISTS error_cases)
   endif()
 endforeach()
 
-if(expected_error OR CASE STREQUAL "ok")
+if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
             "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
             "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(CASE STREQUAL "ok")
+  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize")
     if(NOT rc EQUAL 0)
       fail("configure failed:\n${out}")
     endif()
     if(NOT EXISTS "${WORK}/build/klineage/k/config.json")
       fail("no config.json")
+    endif()
+    file(READ "${WORK}/build/klineage/k/config.json" cfg)
+    string(JSON tool GET "${cfg}" sanitize)
+    if(CASE STREQUAL "sanitize")
+      expect_equal("config.json sanitize" "${tool}" "racecheck")
+    else()
+      expect_equal("config.json sanitize" "${tool}" "")
     endif()
   else()
     if(rc EQUAL 0)
