@@ -76,6 +76,7 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
   if (!vg) return std::nullopt;
   RunnerJob job;
   job.tolerance = plan.tol;
+  job.launch_timeout_s = plan.timeout_s;
   job.original = {original.cubin, original.variant.mangled_name, gated.grid, gated.block, gated.shmem, std::nullopt};
   job.variant = {r.cubin, r.variant.mangled_name, vg->grid, vg->block, vg->shmem, std::nullopt};
   if (plan.replay) job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once

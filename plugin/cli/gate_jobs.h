@@ -36,6 +36,11 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
 std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,
                                      std::string* why);
 
+// The limit on a whole runner process whose launches are each limited to `launch_timeout_s` by the
+// runner's watchdog: a backstop for a runner stuck outside a kernel, generous enough for a job's
+// many launches, copies and comparisons.
+inline double runnerProcessLimit(double launch_timeout_s) { return 10 * launch_timeout_s + 60; }
+
 // Replaying a captured launch of kernel k (pointee types and names from the manifest).
 ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool check_fidelity);
 

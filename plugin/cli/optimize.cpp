@@ -198,7 +198,7 @@ void checkOtherRecords(const KernelPlan& plan, VariantReport& r, const RunnerJob
     std::string why;
     auto check = jobOnRecord(plan, r.variant, job, other, &why);
     RunnerResult cr;
-    if (check) cr = runner.run(*check, wd + "-shape" + std::to_string(++n), plan.timeout_s);
+    if (check) cr = runner.run(*check, wd + "-shape" + std::to_string(++n), runnerProcessLimit(plan.timeout_s));
     if (check && cr.outcome == Outcome::Passed && cr.status == "ok") continue;
     r.outcome = !check ? Outcome::NotRun : cr.status == "ok" ? cr.outcome : Outcome::RuntimeFailed;
     if (check && r.outcome == Outcome::NotRun) r.outcome = Outcome::WrongResult;
@@ -224,7 +224,7 @@ void gateVariant(const KernelPlan& plan, const VariantReport& orig, VariantRepor
   unsigned done = 0;
   for (; done < repeat; ++done) {
     VariantReport trial = r;
-    recordRun(trial, runner.run(*job, wd, plan.timeout_s));
+    recordRun(trial, runner.run(*job, wd, runnerProcessLimit(plan.timeout_s)));
     if (accepted(trial) && plan.replay) checkOtherRecords(plan, trial, *job, runner, wd);
     if (done == 0 || !accepted(trial)) r = trial;
     if (!accepted(trial)) {
@@ -273,7 +273,7 @@ std::map<std::string, const VariantReport*> selectChecked(const std::vector<Kern
         dropped = true;
         say("  " + name + ": " + r.variant.id + " dropped: " + reason);
       };
-      RunnerResult res = runner.run(*job, wd + "-recheck", plan->timeout_s);
+      RunnerResult res = runner.run(*job, wd + "-recheck", runnerProcessLimit(plan->timeout_s));
       if (res.status != "ok" || res.outcome != Outcome::Passed) {
         const Outcome o = res.status != "ok" ? Outcome::RuntimeFailed
                           : res.outcome == Outcome::NotRun ? Outcome::WrongResult : res.outcome;
@@ -287,7 +287,9 @@ std::map<std::string, const VariantReport*> selectChecked(const std::vector<Kern
       sj.guard_bytes = 0;  // the sanitizer sees the exact bounds of every allocation
       sj.probes.clear();
       sj.random_seeds = 1;
-      res = runner.sanitize(sj, wd + "-" + cfg.sanitize, plan->timeout_s * 30, sanitizerPath(cfg), cfg.sanitize);
+      sj.launch_timeout_s *= 30;  // kernels run tens of times slower under the sanitizer
+      res = runner.sanitize(sj, wd + "-" + cfg.sanitize, runnerProcessLimit(sj.launch_timeout_s), sanitizerPath(cfg),
+                            cfg.sanitize);
       if (res.status != "ok" || res.outcome != Outcome::Passed) {
         fail(Outcome::RuntimeFailed, "compute-sanitizer --tool " + cfg.sanitize + ": " + res.reason);
         continue;
@@ -419,7 +421,9 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
         job.profile.enabled = false;
         if (p.wk) job.tolerance = p.wk->check;
         job.replay = replaySpec(k, big->dir, /*check_fidelity=*/true);
-        RunnerResult fr = runner->run(job, (out / "gate" / k.name / "fidelity").string(), cfg.timeout_s * 3);
+        job.launch_timeout_s = cfg.timeout_s * 3;
+        RunnerResult fr = runner->run(job, (out / "gate" / k.name / "fidelity").string(),
+                                      runnerProcessLimit(job.launch_timeout_s));
         if (fr.status == "error") {
           replay_problem = "the capture cannot be replayed: " + fr.reason;
         } else if (fr.fidelity_ok && *fr.fidelity_ok) {

@@ -63,8 +63,8 @@ void storeInt(void* dst, ElemType type, unsigned long long i, __int128 v) {
 }
 
 template <typename F>
-void fillFloats(F* out, unsigned long long n, const InitSpec& init, uint64_t key) {
-  for (unsigned long long i = 0; i < n; ++i) {
+void fillFloats(F* out, unsigned long long begin, unsigned long long end, const InitSpec& init, uint64_t key) {
+  for (unsigned long long i = begin; i < end; ++i) {
     F v;
     switch (init.kind) {
       case InitSpec::Uniform: {
@@ -121,18 +121,25 @@ std::string checkInit(const InitSpec& init, ElemType type) {
 
 void fillBuffer(void* dst, ElemType type, unsigned long long n, const InitSpec& init, uint64_t seed,
                 unsigned param_index) {
-  const size_t bytes = static_cast<size_t>(n) * elemSize(type);
-  if (init.kind == InitSpec::Zeros) return static_cast<void>(std::memset(dst, 0, bytes));
-  if (init.kind == InitSpec::Poison) return poison(dst, bytes);
+  fillBufferRange(dst, type, 0, n, init, seed, param_index);
+}
+
+void fillBufferRange(void* dst, ElemType type, unsigned long long begin, unsigned long long count,
+                     const InitSpec& init, uint64_t seed, unsigned param_index) {
+  const unsigned long long end = begin + count;
+  const size_t es = elemSize(type);
+  char* at = static_cast<char*>(dst) + begin * es;
+  if (init.kind == InitSpec::Zeros) return static_cast<void>(std::memset(at, 0, count * es));
+  if (init.kind == InitSpec::Poison) return poison(at, count * es);
   const uint64_t key = keyFor(seed, param_index);
-  if (type == ElemType::F32) return fillFloats(static_cast<float*>(dst), n, init, key);
-  if (type == ElemType::F64) return fillFloats(static_cast<double*>(dst), n, init, key);
+  if (type == ElemType::F32) return fillFloats(static_cast<float*>(dst), begin, end, init, key);
+  if (type == ElemType::F64) return fillFloats(static_cast<double*>(dst), begin, end, init, key);
 
   const __int128 lo = static_cast<__int128>(std::ceil(static_cast<long double>(init.lo)));
   const __int128 hi = static_cast<__int128>(std::floor(static_cast<long double>(init.hi)));
   const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;  // up to 2^64
   const __int128 constant = static_cast<__int128>(std::nearbyint(static_cast<long double>(init.value)));
-  for (unsigned long long i = 0; i < n; ++i) {
+  for (unsigned long long i = begin; i < end; ++i) {
     __int128 v = 0;
     switch (init.kind) {
       case InitSpec::Uniform: v = lo + static_cast<__int128>(bitsAt(key, i) % span); break;

@@ -32,4 +32,9 @@ std::string checkInit(const InitSpec& init, ElemType type);
 void fillBuffer(void* dst, ElemType type, unsigned long long n, const InitSpec& init, uint64_t seed,
                 unsigned param_index);
 
+// Elements [begin, begin + count) of the same buffer (dst is its start), exactly as fillBuffer
+// writes them: ranges can be filled on several threads.
+void fillBufferRange(void* dst, ElemType type, unsigned long long begin, unsigned long long count,
+                     const InitSpec& init, uint64_t seed, unsigned param_index);
+
 }  // namespace klineage

@@ -172,6 +172,7 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
        {"random_seeds", job.random_seeds},
        {"probes", probes},
        {"guard_bytes", job.guard_bytes},
+       {"launch_timeout_s", job.launch_timeout_s},
        {"tolerance", {{"rtol", job.tolerance.rtol}, {"atol", job.tolerance.atol}}},
        {"profile",
         {{"enabled", job.profile.enabled}, {"warmup", job.profile.warmup}, {"min_runs", job.profile.min_runs},
@@ -253,6 +254,7 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
   }
   job.random_seeds = j.value("random_seeds", 1u);
   job.guard_bytes = j.value("guard_bytes", kDefaultGuardBytes);
+  job.launch_timeout_s = j.value("launch_timeout_s", 0.0);
   job.seeds = j.value("seeds", std::vector<uint64_t>{1, 2});
   if (j.contains("tolerance")) {
     job.tolerance.rtol = j["tolerance"].value("rtol", 1e-5);

@@ -144,6 +144,9 @@ struct RunnerJob {
   std::optional<ReplaySpec> replay;   // set: replay a captured launch; seeds and params unused
   std::vector<ProbeSpec> probes;      // also checked (declared parameters, in either mode)
   unsigned long long guard_bytes = kDefaultGuardBytes;  // 0: none (under compute-sanitizer)
+  // A kernel launch that has not finished after this many seconds ends the job as a timeout
+  // (the runner's own watchdog); 0: no limit but the gate's on the whole process.
+  double launch_timeout_s = 0;
 };
 
 struct BufferCompare {

@@ -124,6 +124,8 @@ std::string checkJob(const RunnerJob& job) {
     if (e.empty()) e = checkGeometry(p.variant.grid, p.variant.block, "variant");
     if (!e.empty()) return where + ": " + e;
   }
+  if (!(job.launch_timeout_s >= 0) || !std::isfinite(job.launch_timeout_s))
+    return "launch_timeout_s must be a finite number of seconds >= 0";
   if (job.guard_bytes % 256 != 0 || job.guard_bytes > (1ull << 30))
     return "guard_bytes must be a multiple of 256 and at most 1 GiB (buffers stay 256-byte aligned)";
   const Tolerance& t = job.tolerance;

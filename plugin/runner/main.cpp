@@ -7,6 +7,7 @@
 //                                              exit 3: no driver or no device (status "no-device")
 //   klineage-runner --probe                    one JSON line; exit 0 with a device, else 3
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "runner/device.h"
 #include "runner/job_check.h"
 #include "runner/run_job.h"
+#include "runner/watchdog.h"
 
 using namespace klineage;
 using namespace klineage::runner;
@@ -81,7 +83,19 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   std::fprintf(stderr, "klineage-runner: %s: %s vs %s on %s%s\n", job_path.c_str(), job.original.function.c_str(),
                job.variant.function.c_str(), d.describe().c_str(),
                job.replay ? (", replaying " + job.replay->record_dir).c_str() : "");
-  r = runJob(api, d, job, job.replay ? &record : nullptr);
+  // A kernel that does not finish in time: the result says which, and the process ends here (the
+  // main thread is stuck waiting for the device, and the context is lost with the process).
+  Watchdog watchdog(job.launch_timeout_s, [&](const std::string& what, double seconds) {
+    RunnerResult t;
+    t.device = d.describe();
+    t.outcome = Outcome::Timeout;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", seconds);
+    t.reason = what + " did not finish within " + buf + " s (hung or too slow)";
+    std::fprintf(stderr, "klineage-runner: timeout: %s\n", t.reason.c_str());
+    std::_Exit(writeResult(result_path, t, kExitOk));
+  });
+  r = runJob(api, d, job, job.replay ? &record : nullptr, &watchdog);
   // status "error" here: the record's blobs could not be read back (the gate captures again)
   return writeResult(result_path, r, r.status == "error" ? kExitBadInput : kExitOk);
 }

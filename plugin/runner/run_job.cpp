@@ -1,6 +1,8 @@
 #include "runner/run_job.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <new>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/compare.h"
@@ -55,49 +58,94 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-void progress(const std::string& line) { std::fprintf(stderr, "klineage-runner: %s\n", line.c_str()); }
+// With the seconds since the job started, so a runner.log shows where a job spends its time.
+void progress(const std::string& line) {
+  static const auto t0 = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "klineage-runner: [%.2f s] %s\n", s, line.c_str());
+}
+
+// Runs fn(i) for i in [0, count) on up to one thread per core: filling and comparing buffers of
+// hundreds of MB on one core would take longer than the kernels being gated.
+template <typename Fn>
+void parallelFor(size_t count, Fn fn) {
+  const size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < count;) fn(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+constexpr unsigned long long kChunk = 1ull << 20;  // elements per piece of parallel work
+
+// Adds the comparison of a chunk that starts `offset` elements into the buffer.
+void mergeCompare(BufferCompare& r, const BufferCompare& c, unsigned long long offset) {
+  r.mismatches += c.mismatches;
+  r.max_abs_err = std::max(r.max_abs_err, c.max_abs_err);
+  r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
+  for (const auto& smp : c.samples)
+    if (r.samples.size() < kMismatchSamples) r.samples.push_back({offset + smp.index, smp.expected, smp.actual});
+  if (c.first_mismatch && !r.first_mismatch) {
+    r.first_mismatch = offset + *c.first_mismatch;
+    r.expected = c.expected;
+    r.actual = c.actual;
+  }
+}
 
 // Replayed memory holds whatever the program left there, NaNs included, and compareBuffers fails
-// every NaN but the poison pattern. So here elements equal bit for bit pass: in chunks, those that
-// are skipped whole; in the others such float elements are set to the poison pattern on both
-// sides of a copy of the chunk before comparing it.
-BufferCompare compareBitwiseFirst(const std::string& name, ElemType type, const unsigned char* e,
-                                  const unsigned char* a, unsigned long long n, Tolerance tol) {
-  constexpr unsigned long long kChunk = 1ull << 20;  // elements
+// every NaN but the poison pattern. So here elements equal bit for bit pass: a chunk equal as a
+// whole is skipped; in the others such float elements are set to the poison pattern on both sides
+// of a copy of the chunk before comparing it.
+BufferCompare compareChunkBitwise(const std::string& name, ElemType type, const unsigned char* pe,
+                                  const unsigned char* pa, unsigned long long m, Tolerance tol) {
   const unsigned es = elemSize(type);
+  if (std::memcmp(pe, pa, m * es) == 0) {
+    BufferCompare ok;
+    ok.param = name;
+    return ok;
+  }
+  std::vector<unsigned char> ce, ca;
+  if (isFloat(type)) {
+    ce.assign(pe, pe + m * es);
+    ca.assign(pa, pa + m * es);
+    for (unsigned long long i = 0; i < m; ++i)
+      if (std::memcmp(&ce[i * es], &ca[i * es], es) == 0) {
+        poison(&ce[i * es], es);
+        poison(&ca[i * es], es);
+      }
+    pe = ce.data();
+    pa = ca.data();
+  }
+  return compareBuffers(name, type, pe, pa, m, tol);
+}
+
+// Every element compared, in chunks on every core; the result is the same as one pass.
+BufferCompare compareChunked(const std::string& name, ElemType type, const unsigned char* e, const unsigned char* a,
+                             unsigned long long n, Tolerance tol, bool bitwise_first) {
+  const unsigned es = elemSize(type);
+  std::vector<BufferCompare> parts(static_cast<size_t>((n + kChunk - 1) / kChunk));
+  parallelFor(parts.size(), [&](size_t c) {
+    const unsigned long long at = c * kChunk, m = std::min(kChunk, n - at);
+    parts[c] = bitwise_first ? compareChunkBitwise(name, type, e + at * es, a + at * es, m, tol)
+                             : compareBuffers(name, type, e + at * es, a + at * es, m, tol);
+  });
   BufferCompare r;
   r.param = name;
-  std::vector<unsigned char> ce, ca;
-  for (unsigned long long at = 0; at < n; at += kChunk) {
-    const unsigned long long m = std::min(kChunk, n - at);
-    const unsigned char* pe = e + at * es;
-    const unsigned char* pa = a + at * es;
-    if (std::memcmp(pe, pa, m * es) == 0) continue;
-    if (isFloat(type)) {
-      ce.assign(pe, pe + m * es);
-      ca.assign(pa, pa + m * es);
-      for (unsigned long long i = 0; i < m; ++i)
-        if (std::memcmp(&ce[i * es], &ca[i * es], es) == 0) {
-          poison(&ce[i * es], es);
-          poison(&ca[i * es], es);
-        }
-      pe = ce.data();
-      pa = ca.data();
-    }
-    BufferCompare c = compareBuffers(name, type, pe, pa, m, tol);
-    r.mismatches += c.mismatches;
-    r.max_abs_err = std::max(r.max_abs_err, c.max_abs_err);
-    r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
-    for (const auto& smp : c.samples)
-      if (r.samples.size() < kMismatchSamples) r.samples.push_back({at + smp.index, smp.expected, smp.actual});
-    if (c.first_mismatch && !r.first_mismatch) {
-      r.first_mismatch = at + *c.first_mismatch;
-      r.expected = c.expected;
-      r.actual = c.actual;
-    }
-  }
+  for (size_t c = 0; c < parts.size(); ++c) mergeCompare(r, parts[c], c * kChunk);
   r.ok = r.mismatches == 0;
   return r;
+}
+
+BufferCompare compareBitwiseFirst(const std::string& name, ElemType type, const unsigned char* e,
+                                  const unsigned char* a, unsigned long long n, Tolerance tol) {
+  return compareChunked(name, type, e, a, n, tol, /*bitwise_first=*/true);
 }
 
 // Reads a whole blob of known size.
@@ -135,8 +183,8 @@ uint64_t randomSeed() {
 // with it; only the probes' buffers are freed early (to make room).
 class JobRun {
  public:
-  JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job, const LaunchRecord* record)
-      : cu_(cu), dev_(dev), job_(job), record_(record), tol_(job.tolerance), rng_(randomSeed()) {
+  JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job, const LaunchRecord* record, Watchdog* watchdog)
+      : cu_(cu), dev_(dev), job_(job), record_(record), watchdog_(watchdog), tol_(job.tolerance), rng_(randomSeed()) {
     geom_[0] = {job.original.grid, job.original.block, job.original.shmem};
     geom_[1] = {job.variant.grid, job.variant.block, job.variant.shmem};
     guard_pattern_.resize(job.guard_bytes);
@@ -153,6 +201,7 @@ class JobRun {
   const Device& dev_;
   const RunnerJob& job_;
   const LaunchRecord* record_;
+  Watchdog* watchdog_;
   Tolerance tol_;                     // the job's; widened for a nondeterministic replay
   RunnerResult res_;
   std::string failure_;               // a CUDA call failed (runtime-failed)
@@ -224,7 +273,10 @@ class JobRun {
   bool prepareSeed(uint64_t seed) {
     for (Buffer& b : buffers_) {
       b.host.resize(b.bytes);
-      fillBuffer(b.host.data(), b.spec->type, b.count, b.spec->init, seed, b.param_index);
+      parallelFor(static_cast<size_t>((b.count + kChunk - 1) / kChunk), [&](size_t c) {
+        const unsigned long long at = c * kChunk;
+        fillBufferRange(b.host.data(), b.spec->type, at, std::min(kChunk, b.count - at), b.spec->init, seed, b.param_index);
+      });
       if (b.pristine && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.name))
         return false;
     }
@@ -563,17 +615,23 @@ class JobRun {
     return true;
   }
 
+  // Arms the watchdog until finished(): a kernel that does not finish in time ends the job as a
+  // timeout naming it.
   bool launch(Which w) {
+    if (watchdog_) watchdog_->arm(std::string("the ") + whichName(w) + " kernel " + spec(w).function);
     const Geometry& g = geom_[static_cast<int>(w)];
     CUresult r = cu_.cuLaunchKernel(fn_[static_cast<int>(w)], static_cast<unsigned>(g.grid.x),
                                     static_cast<unsigned>(g.grid.y), static_cast<unsigned>(g.grid.z),
                                     static_cast<unsigned>(g.block.x), static_cast<unsigned>(g.block.y),
                                     static_cast<unsigned>(g.block.z), g.shmem, nullptr, argv_.data(), nullptr);
-    return call(r, std::string("launching the ") + whichName(w) + " kernel " + spec(w).function + " (grid " +
-                       dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(g.shmem) + ")");
+    const bool ok = call(r, std::string("launching the ") + whichName(w) + " kernel " + spec(w).function + " (grid " +
+                                dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(g.shmem) + ")");
+    if (!ok && watchdog_) watchdog_->disarm();
+    return ok;
   }
 
   bool finished(Which w, CUresult r) {
+    if (watchdog_) watchdog_->disarm();
     return call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
   }
 
@@ -669,8 +727,7 @@ class JobRun {
   BufferCompare compareOne(const Buffer& b, Contents expected, Contents actual, Tolerance tol) const {
     const unsigned char* e = (b.*expected).data();
     const unsigned char* a = (b.*actual).data();
-    if (job_.replay) return compareBitwiseFirst(b.name, b.type, e, a, b.count, tol);
-    return compareBuffers(b.name, b.type, e, a, b.count, tol);
+    return compareChunked(b.name, b.type, e, a, b.count, tol, /*bitwise_first=*/job_.replay.has_value());
   }
 
   // An index as the kernel sees it: counted from the pointer it was passed.
@@ -739,12 +796,14 @@ class JobRun {
 
     for (unsigned i = 0; i < p.warmup; ++i)
       for (Which w : {Which::Original, Which::Variant})
-        if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize()) || !checkGuards(w)) return false;
+        if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize())) return false;
 
     // Which timed runs are checked is drawn at random, so no fixed pattern tells a variant
     // whether this run counts; the last one always does.
-    const double check_p = std::min(1.0, static_cast<double>(p.check_runs) / std::max(1u, p.min_runs));
+    // Run r is checked with probability c / (c + r): about c * ln(1 + runs / c) checks in all, so
+    // short kernels timed thousands of times are not checked thousands of times.
     std::uniform_real_distribution<double> coin(0, 1);
+    const double c = p.check_runs;
     std::vector<double> times[2];
     double total[2] = {0, 0};
     unsigned run = 0;
@@ -764,8 +823,9 @@ class JobRun {
           return false;
         times[static_cast<int>(w)].push_back(ms);
         total[static_cast<int>(w)] += ms;
-        if (!checkGuards(w)) return false;
-        if (w == Which::Variant && coin(rng_) < check_p && !checkTimedRun(run)) return false;
+        // Guards are written once and never restored, so a write into one stays until it is
+        // checked: at the sampled runs and after the last.
+        if (w == Which::Variant && c > 0 && coin(rng_) < c / (c + run) && !checkTimedRun(run)) return false;
       }
     }
     // The variant ran last: its buffers still hold the last timed run's results.
@@ -786,7 +846,8 @@ class JobRun {
 
 }  // namespace
 
-RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job, const LaunchRecord* record) {
+RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job, const LaunchRecord* record,
+                    Watchdog* watchdog) {
   try {
     if (job.replay && !record) {
       RunnerResult r;
@@ -794,7 +855,7 @@ RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& j
       r.reason = "a replay job needs its launch record";
       return r;
     }
-    return JobRun(api, device, job, record).run();
+    return JobRun(api, device, job, record, watchdog).run();
   } catch (const std::bad_alloc&) {
     RunnerResult r;
     r.device = device.describe();

@@ -8,6 +8,7 @@
 #include "core/launch_record.h"
 #include "runner/cuda_api.h"
 #include "runner/device.h"
+#include "runner/watchdog.h"
 
 namespace klineage::runner {
 
@@ -16,7 +17,8 @@ namespace klineage::runner {
 // status "error" when a replay record's blob cannot be read. After runtime-failed the context may
 // be dead: write the result and exit. `record` is the loaded, checked record of a replay job
 // (job_check.h: loadReplayRecord), else null.
+// `watchdog`, when given, is armed around every wait for a kernel (job.launch_timeout_s).
 RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job,
-                    const LaunchRecord* record = nullptr);
+                    const LaunchRecord* record = nullptr, Watchdog* watchdog = nullptr);
 
 }  // namespace klineage::runner

@@ -131,3 +131,17 @@ TEST_CASE("fill: checkInit explains specs that cannot fill a type", "[fill]") {
   CHECK(checkInit(c, ElemType::U8) == "constant 300 does not fit u8");
   CHECK(checkInit(c, ElemType::I16).empty());
 }
+
+TEST_CASE("fill: filling in ranges gives the bytes of one fillBuffer call", "[fill]") {
+  for (ElemType t : {ElemType::F32, ElemType::F64, ElemType::I32, ElemType::U8}) {
+    for (InitSpec init : {InitSpec{InitSpec::Uniform, -3, 7}, InitSpec{InitSpec::Iota}, InitSpec{InitSpec::Poison},
+                          InitSpec{InitSpec::Constant, 0, 0, 5}}) {
+      const unsigned long long n = 1000;
+      std::vector<unsigned char> whole(n * elemSize(t)), parts(n * elemSize(t), 0x11);
+      fillBuffer(whole.data(), t, n, init, 9, 3);
+      for (unsigned long long at = 0; at < n; at += 333)
+        fillBufferRange(parts.data(), t, at, std::min(333ull, n - at), init, 9, 3);
+      CHECK(whole == parts);
+    }
+  }
+}

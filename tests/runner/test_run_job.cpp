@@ -265,3 +265,27 @@ TEST_CASE("runner: probes free their buffers", "[runner]") {
   CHECK(r.outcome == Outcome::Passed);
   CHECK(fake::liveBytes() < 100000 * 4);  // the probe's 2 x 400 kB buffers are gone
 }
+
+TEST_CASE("runner: buffers larger than one chunk are filled and compared in parallel like one pass", "[runner]") {
+  const int n = 3 * (1 << 20) + 77;  // four chunks, the last one partial
+  RunnerJob job = saxpyJob(n);
+  job.profile.enabled = false;
+  const std::vector<int> bad = {5, (1 << 20) + 3, 2 * (1 << 20), n - 1};
+  RunnerResult r = runWith(job, original(), timed(0.5f, [bad](const Launch& l) {
+                             saxpyBody(l);
+                             for (int i : bad) l.ptr<float>(3)[i] += 1;
+                             return CUDA_SUCCESS;
+                           }));
+  CHECK(r.outcome == Outcome::WrongResult);
+  REQUIRE(r.compares.size() == 1);
+  const BufferCompare& c = r.compares[0];
+  CHECK(c.mismatches == bad.size());
+  REQUIRE(c.first_mismatch);
+  CHECK(*c.first_mismatch == 5);
+  REQUIRE(c.samples.size() == bad.size());
+  for (size_t i = 0; i < bad.size(); ++i) CHECK(c.samples[i].index == static_cast<unsigned long long>(bad[i]));
+  CHECK_THAT(r.reason, Catch::Contains("y[5]") && Catch::Contains("4 of 3145805 elements differ"));
+
+  RunnerResult ok = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  CHECK(ok.outcome == Outcome::Passed);
+}
