@@ -2,12 +2,13 @@
 # Every GPU check in one run, for a machine with a CUDA device (the device machine): the runner,
 # replay and capture test scripts, the capture benchmark, and the examples through `ninja optimize`.
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
-#   parts: runner replay capture bench quickstart-capture edges quickstart-workload (default: all)
+#   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
+#          mutants (default: all)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
 mkdir -p "$out"
-parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workload}
+parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize mutants}
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 runner="$prefix/bin/klineage-runner"; lib="$prefix/lib/libklineage_capture.so"
 cd "$root"
@@ -41,6 +42,11 @@ for p in $parts; do
     quickstart-workload)
       run quickstart-workload bash scripts/gpu-quickstart.sh "$prefix" /tmp/kl-qsw /tmp/kl-qsw-out
       cp /tmp/kl-qsw-out/report.json "$out/quickstart-workload-report.json" 2>/dev/null ;;
+    quickstart-sanitize)  # the winners run once under compute-sanitizer memcheck before they are kept
+      run quickstart-sanitize example qss examples/quickstart /tmp/kl-qss -DKLINEAGE_SANITIZE=memcheck
+      cp /tmp/kl-qss/klineage/kernels/report.json "$out/quickstart-sanitize-report.json" 2>/dev/null ;;
+    mutants)  # tests/gpu/mutants: wrong, hostile and correct variants, each with its expected outcome
+      TAIL=80 run mutants bash tests/gpu/mutants/run.sh "$prefix" /tmp/kl-mutants "${MUTANT_REPEAT:-10}" "$out" ;;
     *) echo "unknown part $p" ;;
   esac
 done

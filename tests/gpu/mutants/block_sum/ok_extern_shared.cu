@@ -1,0 +1,22 @@
+// CORRECT: dynamic shared memory (extern __shared__ float s[]) sized by the launch,
+// <<<(n + 255) / 256, 256, 256 * sizeof(float)>>>; otherwise the original, same summation order.
+// Expected: accepted
+#include "kernels.h"
+
+__global__ void block_sum(int n, const float* x, float* partial) {
+  extern __shared__ float s[];
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[tid] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int stride = 128; stride > 0; stride >>= 1) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) partial[blockIdx.x] = s[0];
+}
+
+cudaError_t launch_block_sum(int n, const float* x, float* partial) {
+  block_sum<<<(n + 255) / 256, 256, 256 * sizeof(float)>>>(n, x, partial);
+  return cudaGetLastError();
+}

@@ -1,0 +1,22 @@
+// WRONG: wrong size. The tree is written for a 128-slot array (first stride 64), so s[128..255]
+// are loaded but never added: each sum covers only the first half of its block.
+// Expected: wrong-result
+#include "kernels.h"
+
+__global__ void block_sum(int n, const float* x, float* partial) {
+  __shared__ float s[256];
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[tid] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int stride = 64; stride > 0; stride >>= 1) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) partial[blockIdx.x] = s[0];
+}
+
+cudaError_t launch_block_sum(int n, const float* x, float* partial) {
+  block_sum<<<(n + 255) / 256, 256>>>(n, x, partial);
+  return cudaGetLastError();
+}

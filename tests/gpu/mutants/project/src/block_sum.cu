@@ -1,0 +1,20 @@
+// Naive on purpose: one element per thread, a shared-memory tree with a barrier after every step.
+#include "kernels.h"
+
+__global__ void block_sum(int n, const float* x, float* partial) {
+  __shared__ float s[256];
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[tid] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int stride = 128; stride > 0; stride >>= 1) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) partial[blockIdx.x] = s[0];
+}
+
+cudaError_t launch_block_sum(int n, const float* x, float* partial) {
+  block_sum<<<(n + 255) / 256, 256>>>(n, x, partial);
+  return cudaGetLastError();
+}

@@ -1,0 +1,13 @@
+// CORRECT: __launch_bounds__(256), which matches the 256-thread blocks it is launched with.
+// Expected: accepted
+#include "kernels.h"
+
+__global__ void __launch_bounds__(256) relu(int n, const float* in, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+cudaError_t launch_relu(int n, const float* in, float* out) {
+  relu<<<(n + 255) / 256, 256>>>(n, in, out);
+  return cudaGetLastError();
+}
