@@ -1,0 +1,50 @@
+# cmake -P script run by the CTest test fuzz-build (tests.cmake): configures and builds the fuzz
+# project (this directory) in BINARY_DIR with CXX. Fails, saying what is missing, when the
+# fuzzers cannot be built, so that the fuzz-<name> tests (which require it) do not run.
+#   -DSOURCE_DIR=... -DBINARY_DIR=... -DCXX=clang++-16 [-DGENERATOR=... -DMAKE_PROGRAM=...] [-DJOBS=2]
+foreach(v SOURCE_DIR BINARY_DIR CXX)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "fuzz-build: ${v} is not set")
+  endif()
+endforeach()
+if(NOT IS_ABSOLUTE "${CXX}")
+  find_program(_cxx NAMES "${CXX}")
+  if(_cxx)
+    set(CXX "${_cxx}")
+  endif()
+endif()
+if(NOT EXISTS "${CXX}")
+  message(FATAL_ERROR "fuzz-build: no fuzzing compiler (${CXX}): install the Debian packages clang-16 and "
+                      "libclang-rt-16-dev (scripts/setup-env.sh lists them), then re-run cmake for the main build")
+endif()
+if(NOT JOBS)
+  set(JOBS 2)
+endif()
+
+# A build configured with another compiler cannot be reconfigured in place.
+if(EXISTS "${BINARY_DIR}/CMakeCache.txt")
+  file(STRINGS "${BINARY_DIR}/CMakeCache.txt" _old REGEX "^CMAKE_CXX_COMPILER:[A-Z]+=")
+  string(REGEX REPLACE "^[^=]*=" "" _old "${_old}")
+  if(NOT _old STREQUAL CXX)
+    message(STATUS "fuzz-build: ${BINARY_DIR} was configured with '${_old}', starting afresh with ${CXX}")
+    file(REMOVE_RECURSE "${BINARY_DIR}")
+  endif()
+endif()
+
+set(_configure "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${BINARY_DIR}" "-DCMAKE_CXX_COMPILER=${CXX}")
+if(GENERATOR)
+  list(APPEND _configure -G "${GENERATOR}")
+  if(MAKE_PROGRAM)
+    list(APPEND _configure "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+  endif()
+endif()
+execute_process(COMMAND ${_configure} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "fuzz-build: configuring ${SOURCE_DIR} in ${BINARY_DIR} failed (exit ${rc}); see above "
+                      "(libFuzzer comes with Debian's libclang-rt-16-dev)")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BINARY_DIR}" --parallel ${JOBS} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "fuzz-build: building the fuzz targets in ${BINARY_DIR} failed (exit ${rc}); see above")
+endif()
+message(STATUS "fuzz-build: fuzz targets built in ${BINARY_DIR}")
