@@ -188,6 +188,13 @@ VariantReport handWrittenVariant(const KernelInfo& k, const std::string& path, c
 
 bool accepted(const VariantReport& r) { return r.outcome == Outcome::Passed || r.outcome == Outcome::Slower; }
 
+// The outcome a correctness check that did not pass gives the variant: a run that could not be
+// made is runtime-failed, one that compared nothing (not-run) counts as wrong.
+Outcome rejection(const RunnerResult& res) {
+  if (res.status != "ok") return Outcome::RuntimeFailed;
+  return res.outcome == Outcome::NotRun ? Outcome::WrongResult : res.outcome;
+}
+
 // Timed on the largest captured launch; the other captured shapes must give the same results
 // too (a variant may be right for one n and wrong for another).
 void checkOtherRecords(const KernelPlan& plan, VariantReport& r, const RunnerJob& job, GpuRunner& runner,
@@ -200,8 +207,7 @@ void checkOtherRecords(const KernelPlan& plan, VariantReport& r, const RunnerJob
     RunnerResult cr;
     if (check) cr = runner.run(*check, wd + "-shape" + std::to_string(++n), runnerProcessLimit(plan.timeout_s));
     if (check && cr.outcome == Outcome::Passed && cr.status == "ok") continue;
-    r.outcome = !check ? Outcome::NotRun : cr.status == "ok" ? cr.outcome : Outcome::RuntimeFailed;
-    if (check && r.outcome == Outcome::NotRun) r.outcome = Outcome::WrongResult;
+    r.outcome = check ? rejection(cr) : Outcome::NotRun;
     r.reason = "on the captured launch " + other.dir + ": " + (check ? cr.reason : why);
     return;
   }
@@ -263,9 +269,6 @@ std::map<std::string, const VariantReport*> selectChecked(const std::vector<Kern
         if (o.variant.is_original && o.variant.kernel == name) orig = &o;
       std::string why;
       auto job = makeJob(*plan, *orig, r, &why);  // it was made once already, so it is made again
-      job->profile.enabled = false;
-      job->seeds.clear();
-      job->random_seeds = 2;
       const std::string wd = (out / "gate" / name / fs::path(r.cubin).stem()).string();
       auto fail = [&](Outcome o, const std::string& reason) {
         r.outcome = o;
@@ -273,11 +276,16 @@ std::map<std::string, const VariantReport*> selectChecked(const std::vector<Kern
         dropped = true;
         say("  " + name + ": " + r.variant.id + " dropped: " + reason);
       };
+      if (!job) {
+        fail(Outcome::NotRun, why);
+        continue;
+      }
+      job->profile.enabled = false;
+      job->seeds.clear();
+      job->random_seeds = 2;
       RunnerResult res = runner.run(*job, wd + "-recheck", runnerProcessLimit(plan->timeout_s));
       if (res.status != "ok" || res.outcome != Outcome::Passed) {
-        const Outcome o = res.status != "ok" ? Outcome::RuntimeFailed
-                          : res.outcome == Outcome::NotRun ? Outcome::WrongResult : res.outcome;
-        fail(o, "re-checked before keeping it, on fresh inputs: " + res.reason);
+        fail(rejection(res), "re-checked before keeping it, on fresh inputs: " + res.reason);
         continue;
       }
       r.checks.push_back("re-checked on 2 fresh random input sets" +
