@@ -30,11 +30,6 @@ namespace {
 
 std::string shortName(const std::string& path) { return fs::path(path).filename().string(); }
 
-std::string dimsText(const Dim3& d) {
-  return d.y == 1 && d.z == 1 ? std::to_string(d.x)
-                              : "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
-}
-
 // The block size every launch uses: the gated launch's, and every launch site that clang can
 // evaluate must agree; a launch site it cannot evaluate leaves it unknown.
 std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
@@ -478,10 +473,10 @@ int runOptimize(const OptimizeOptions& opt, Compiler* compiler_in, GpuRunner* ru
         p.site = site->first;
         const Geometry declared{p.grid, p.block, p.shmem};
         if (!(site->second == declared)) {
-          p.notes.push_back(describeLaunchSite(k, site->first) + " launches grid " + dimsText(site->second.grid) +
-                            ", block " + dimsText(site->second.block) + ", shmem " + std::to_string(site->second.shmem) +
-                            " for these arguments, the workload declares grid " + dimsText(p.grid) + ", block " +
-                            dimsText(p.block) + ": gated on the launch site's");
+          p.notes.push_back(describeLaunchSite(k, site->first) + " launches grid " + dimText(site->second.grid) +
+                            ", block " + dimText(site->second.block) + ", shmem " + std::to_string(site->second.shmem) +
+                            " for these arguments, the workload declares grid " + dimText(p.grid) + ", block " +
+                            dimText(p.block) + ": gated on the launch site's");
           say("  " + k.name + ": " + p.notes.back());
           p.grid = site->second.grid;
           p.block = site->second.block;

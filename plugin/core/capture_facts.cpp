@@ -65,10 +65,6 @@ std::string number(double v) {
   return b;
 }
 
-std::string dimText(const Dim3& d) {
-  if (d.y == 1 && d.z == 1) return std::to_string(d.x);
-  return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
-}
 
 }  // namespace
 

@@ -78,6 +78,11 @@ Dim3 applyGrid(const GeometryChange& g, Dim3 grid) {
   if (grid.x < 1) grid.x = 1;
   return grid;
 }
+std::string dimText(const Dim3& d) {
+  if (d.y == 1 && d.z == 1) return std::to_string(d.x);
+  return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
+}
+
 Dim3 applyBlock(const GeometryChange& g, Dim3 block) {
   if (g.block_x) block.x = *g.block_x;
   return block;

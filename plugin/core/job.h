@@ -41,6 +41,8 @@ struct GeometryChange {
   }
 };
 Dim3 applyGrid(const GeometryChange& g, Dim3 grid);
+// "4096" for a 1-D size, else "[4096,2,1]": for reports and notes.
+std::string dimText(const Dim3& d);
 Dim3 applyBlock(const GeometryChange& g, Dim3 block);
 
 struct InitSpec {
