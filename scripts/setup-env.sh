@@ -2,7 +2,8 @@
 # (installed with apt-get only when some are missing) and the CUDA toolkit.
 KLINEAGE_PACKAGES=(cmake ninja-build clang-16 libclang-16-dev libclang-cpp16-dev llvm-16-dev
                    libtomlplusplus-dev catch2 libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev python3
-                   libclang-rt-16-dev)  # libFuzzer and the sanitizer runtimes of clang-16 (tests/fuzz)
+                   libclang-rt-16-dev  # libFuzzer and the sanitizer runtimes of clang-16 (tests/fuzz)
+                   slurmctld slurmd slurm-client munge)  # a single-node Slurm cluster on localhost (tests/slurm)
 
 klineage_install_packages() {
   local missing=() p
