@@ -1,5 +1,5 @@
 // A transform is one reversible source rewrite of a kernel, registered by the id that skills name
-// (one transform per file under transforms/, listed in transforms/registry.cpp).
+// (one folder per transform, transforms/<id>/, listed in transforms/registry.cpp).
 //   forward: the optimization (what a skill applies to a new kernel);
 //   inverse: the de-optimization (what the lineage walk applies to an expert kernel).
 // Each direction checks its own applicability on the AST and either edits through the Rewriter

@@ -1,23 +1,31 @@
-// The transform catalogue, by the ids skills name. Adding a transform: one file under transforms/
-// with a make...() factory, one line here, golden tests under tests/rewriter/golden/<id>/.
+// The transform catalogue, by the ids skills name. Each transform lives in its own folder,
+// transforms/<id>/ (<id>.cpp with a make<Name>() factory, <id>.md, golden/), and has exactly one
+// line in the list below: X(<Name>) for make<Name>(). The order is the order transformIds() lists.
 #include <algorithm>
 
 #include "transform.h"
 
+// clang-format off
+#define KLINEAGE_TRANSFORMS(X) \
+  X(GridStrideLoop) \
+  X(VectorizeAccess) \
+  X(RestrictPointers) \
+  X(LaunchBounds) \
+  /* one line per transform, above this one */
+// clang-format on
+
 namespace klineage {
 
-std::unique_ptr<Transform> makeRestrictPointers();
-std::unique_ptr<Transform> makeLaunchBounds();
-std::unique_ptr<Transform> makeGridStrideLoop();
-std::unique_ptr<Transform> makeVectorizeAccess();
+#define KLINEAGE_DECLARE_TRANSFORM(Name) std::unique_ptr<Transform> make##Name();
+KLINEAGE_TRANSFORMS(KLINEAGE_DECLARE_TRANSFORM)
+#undef KLINEAGE_DECLARE_TRANSFORM
 
 const std::vector<const Transform*>& allTransforms() {
   static const std::vector<std::unique_ptr<Transform>> owned = [] {
     std::vector<std::unique_ptr<Transform>> v;
-    v.push_back(makeGridStrideLoop());
-    v.push_back(makeVectorizeAccess());
-    v.push_back(makeRestrictPointers());
-    v.push_back(makeLaunchBounds());
+#define KLINEAGE_ADD_TRANSFORM(Name) v.push_back(make##Name());
+    KLINEAGE_TRANSFORMS(KLINEAGE_ADD_TRANSFORM)
+#undef KLINEAGE_ADD_TRANSFORM
     return v;
   }();
   static const std::vector<const Transform*> all = [] {

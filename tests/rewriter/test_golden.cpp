@@ -1,16 +1,22 @@
-// Golden tests for every transform, both directions, from tests/rewriter/golden/<id>/:
+// Golden tests for every transform, both directions, from each transform's own folder,
+// rewriter/transforms/<id>/golden/ (the folders are discovered; each must name a registered
+// transform and hold <id>.cpp and <id>.md too):
 //   <case>.in.cu + <case>.out.cu            forward(in) == out and inverse(out) == in
 //   <case>.fwd-only.in.cu + .fwd-only.out.cu  forward(in) == out only
-//   <case>.noop.cu                          forward makes no edit and says why
-// Each file holds one kernel named k. A line `// golden: key=value ...` sets transform params;
-// the key block_size sets TransformFacts.block_size (default 256; "none" leaves it unknown).
+//   <case>.noop.cu                          forward makes no edit, for the reason the case names
+// Each file holds one kernel named k. A line `// golden: key=value ...` sets transform params
+// (values may be quoted: key="two words"); the key block_size sets TransformFacts.block_size
+// (default 256; "none" leaves it unknown). Every no-op case names the refusal it expects with
+// `// golden: refuses="<part of the reason>"`: the case fails when forward refuses for another one.
 // KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/flags.h"
@@ -24,7 +30,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kGoldenDir = fs::path(KLINEAGE_SOURCE_DIR) / "tests" / "rewriter" / "golden";
+const fs::path kTransformsDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "transforms";
+
+fs::path goldenDir(const std::string& id) { return kTransformsDir / id / "golden"; }
 
 const std::vector<std::string>& clangArgs() {
   static const std::vector<std::string> args = [] {
@@ -51,7 +59,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 std::vector<GoldenCase> casesOf(const std::string& id) {
   std::vector<GoldenCase> cases;
-  fs::path dir = kGoldenDir / id;
+  fs::path dir = goldenDir(id);
   if (!fs::is_directory(dir)) return cases;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
@@ -75,7 +83,41 @@ std::vector<GoldenCase> casesOf(const std::string& id) {
 struct Setup {
   TransformParams params;
   TransformFacts facts;
+  std::optional<std::string> refuses;  // the part of the reason a no-op case expects
 };
+
+// `key=value key="quoted value" ...` after `// golden:`.
+std::vector<std::pair<std::string, std::string>> goldenKeys(const std::string& rest) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t p = 0;
+  auto blank = [&](size_t q) { return q < rest.size() && std::isspace(static_cast<unsigned char>(rest[q])); };
+  while (p < rest.size()) {
+    while (blank(p)) ++p;
+    if (p >= rest.size()) break;
+    size_t eq = rest.find('=', p);
+    size_t ws = p;
+    while (ws < rest.size() && !blank(ws)) ++ws;
+    if (eq == std::string::npos || eq > ws) {  // a word without '=': not a key
+      p = ws;
+      continue;
+    }
+    std::string key = rest.substr(p, eq - p), value;
+    p = eq + 1;
+    if (p < rest.size() && rest[p] == '"') {
+      size_t close = rest.find('"', p + 1);
+      if (close == std::string::npos) close = rest.size();
+      value = rest.substr(p + 1, close - p - 1);
+      p = close + 1;
+    } else {
+      size_t end = p;
+      while (end < rest.size() && !blank(end)) ++end;
+      value = rest.substr(p, end - p);
+      p = end;
+    }
+    out.emplace_back(key, value);
+  }
+  return out;
+}
 
 Setup setupFor(const std::string& text) {
   Setup s;
@@ -84,14 +126,12 @@ Setup setupFor(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     auto p = line.find("// golden:");
     if (p == std::string::npos) continue;
-    std::istringstream kv(line.substr(p + 10));
-    for (std::string tok; kv >> tok;) {
-      auto eq = tok.find('=');
-      if (eq == std::string::npos) continue;
-      std::string k = tok.substr(0, eq), v = tok.substr(eq + 1);
+    for (const auto& [k, v] : goldenKeys(line.substr(p + 10))) {
       if (k == "block_size") {
         if (v == "none") s.facts.block_size.reset();
         else s.facts.block_size = std::stoll(v);
+      } else if (k == "refuses") {
+        s.refuses = v;
       } else {
         s.params[k] = v;
       }
@@ -141,7 +181,7 @@ void compare(const GoldenCase& c, const char* what, const std::string& expected,
 
 TEST_CASE("golden: every transform has forward and no-op cases", "[golden]") {
   for (const std::string& id : transformIds()) {
-    INFO("transform " << id << " (golden dir " << (kGoldenDir / id).string() << ")");
+    INFO("transform " << id << " (golden dir " << goldenDir(id).string() << ")");
     auto cases = casesOf(id);
     CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind != Kind::Noop; }) >= 1);
     CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::Noop; }) >= 1);
@@ -149,12 +189,22 @@ TEST_CASE("golden: every transform has forward and no-op cases", "[golden]") {
   }
 }
 
-TEST_CASE("golden: every golden directory names a transform", "[golden]") {
-  REQUIRE(fs::is_directory(kGoldenDir));
+TEST_CASE("golden: each transform has its folder, and each folder names a transform", "[golden]") {
+  REQUIRE(fs::is_directory(kTransformsDir));
   auto ids = transformIds();
-  for (const auto& e : fs::directory_iterator(kGoldenDir)) {
-    INFO(e.path().string());
-    CHECK(std::find(ids.begin(), ids.end(), e.path().filename().string()) != ids.end());
+  std::vector<std::string> folders;
+  for (const auto& e : fs::directory_iterator(kTransformsDir))
+    if (e.is_directory()) folders.push_back(e.path().filename().string());
+  for (const std::string& f : folders) {
+    INFO("folder rewriter/transforms/" << f);
+    CHECK(std::find(ids.begin(), ids.end(), f) != ids.end());
+  }
+  for (const std::string& id : ids) {
+    INFO("transform " << id);
+    CHECK(std::find(folders.begin(), folders.end(), id) != folders.end());
+    CHECK(fs::is_regular_file(kTransformsDir / id / (id + ".cpp")));
+    CHECK(fs::is_regular_file(kTransformsDir / id / (id + ".md")));
+    CHECK(fs::is_directory(goldenDir(id)));
   }
 }
 
@@ -171,6 +221,10 @@ TEST_CASE("golden: forward and inverse match the golden files", "[golden]") {
         CHECK_FALSE(r.applied);
         CHECK(!r.reason.empty());
         CHECK(r.errors.empty());  // refused by the transform, not by a failed re-parse
+        INFO("a no-op case names its expected refusal: // golden: refuses=\"<part of the reason>\"");
+        REQUIRE(s.refuses);
+        CHECK_FALSE(s.refuses->empty());
+        CHECK_THAT(r.reason, Catch::Contains(*s.refuses));
         ++noop;
         continue;
       }

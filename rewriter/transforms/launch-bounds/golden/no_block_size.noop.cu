@@ -1,3 +1,4 @@
+// golden: refuses="no single block size is known"
 // golden: block_size=none
 // The launches do not agree on one block size, so no bound can be promised.
 __global__ void k(const float* x, float* y, int n) {

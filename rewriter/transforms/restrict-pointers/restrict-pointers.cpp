@@ -3,12 +3,14 @@
 // When it is sound: the pointers never overlap (a workload/capture fact the skill requires); const
 // is only added when the kernel has a single declaration, because it changes the signature.
 // Inverse: drops __restrict__ (and the pointee const of restrict-qualified pointers).
+#include <algorithm>
+
 #include <clang/AST/TypeLoc.h>
 #include <clang/Lex/Lexer.h>
 
-#include "ast_util.h"
-#include "extract.h"
-#include "transform.h"
+#include "rewriter/ast_util.h"
+#include "rewriter/extract.h"
+#include "rewriter/transform.h"
 
 namespace klineage {
 namespace {
@@ -27,6 +29,8 @@ class RestrictPointers : public Transform {
     bool add_const = boolParam(req.params, "add_const", true);
     bool single_decl = std::distance(fd->redecls_begin(), fd->redecls_end()) == 1;
     KernelInfo info = usage(ctx, fd);
+    if (std::none_of(info.params.begin(), info.params.end(), [](const ParamInfo& p) { return p.is_pointer; }))
+      return TransformResult::no("the kernel has no pointer parameters");
     unsigned edits = 0;
     std::string what;
     for (unsigned i = 0; i < fd->getNumParams(); ++i) {

@@ -1,3 +1,4 @@
+// golden: refuses="the kernel has no pointer parameters"
 __device__ int counter;
 
 __global__ void k(int n) {

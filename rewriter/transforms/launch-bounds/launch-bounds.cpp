@@ -6,8 +6,8 @@
 #include <clang/AST/Attr.h>
 #include <clang/Lex/Lexer.h>
 
-#include "ast_util.h"
-#include "transform.h"
+#include "rewriter/ast_util.h"
+#include "rewriter/transform.h"
 
 namespace klineage {
 namespace {
