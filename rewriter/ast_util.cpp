@@ -33,36 +33,17 @@ std::string squeeze(const std::string& s) {
   return out;
 }
 
-namespace {
-std::string stripCastsAndParens(std::string s) {
-  s = squeeze(s);
-  for (const char* c : {"(int)", "(unsigned)", "(unsignedint)", "(size_t)", "(long)", "(longlong)",
-                        "(int64_t)", "(uint32_t)", "(uint64_t)", "(unsignedlong)", "(unsignedlonglong)",
-                        "static_cast<int>", "static_cast<size_t>", "static_cast<long>", "static_cast<int64_t>",
-                        "static_cast<unsignedint>", "static_cast<longlong>"}) {
-    size_t p;
-    std::string cs(c);
-    while ((p = s.find(cs)) != std::string::npos) s.erase(p, cs.size());
-  }
-  std::string out;
-  for (char c : s)
-    if (c != '(' && c != ')') out += c;
-  return out;
-}
-}  // namespace
-
-bool isGlobalThreadIndex(const std::string& text) {
-  std::string s = stripCastsAndParens(text);
-  static const char* forms[] = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-                                "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
-  for (const char* f : forms)
-    if (s == f) return true;
-  return false;
-}
-
-bool isGridStride(const std::string& text) {
-  std::string s = stripCastsAndParens(text);
-  return s == "blockDim.x*gridDim.x" || s == "gridDim.x*blockDim.x";
+std::string fileOf(const clang::ASTContext& ctx, clang::SourceRange range) {
+  const auto& sm = ctx.getSourceManager();
+  auto cr = fileRange(ctx, range);
+  if (cr.isInvalid()) return "";
+  auto b = cr.getBegin();
+  std::string file;
+  if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) file = fe->getFileEntry().tryGetRealPathName().str();
+  if (file.empty())
+    if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) file = fe->getName().str();
+  if (file.empty()) file = sm.getFilename(b).str();
+  return file;
 }
 
 const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name) {

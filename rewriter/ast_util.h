@@ -18,10 +18,12 @@ clang::CharSourceRange fileRange(const clang::ASTContext& ctx, clang::SourceRang
 // Whitespace-free text, used to compare index expressions independent of formatting.
 std::string squeeze(const std::string& s);
 
-// blockIdx.x * blockDim.x + threadIdx.x in any operand order, with optional casts/parens.
-bool isGlobalThreadIndex(const std::string& text);
-// blockDim.x * gridDim.x in either order (the grid-stride step).
-bool isGridStride(const std::string& text);
+// The absolute path of the file a range begins in (macro expansions resolved to where they are
+// written; the real path when the file system knows it).
+std::string fileOf(const clang::ASTContext& ctx, clang::SourceRange range);
+
+// The global thread index and the grid stride are recognized on the AST: see
+// features/cuda_matchers.h (isGlobalThreadIndex, isGridStride, isGridStrideLoop).
 
 // Non-template __global__ kernel definitions in the main file whose name matches.
 const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name);

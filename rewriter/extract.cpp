@@ -10,6 +10,8 @@
 #include <clang/Frontend/ASTUnit.h>
 
 #include "ast_util.h"
+#include "features/cuda_matchers.h"
+#include "features/feature.h"
 
 namespace klineage {
 namespace {
@@ -111,107 +113,40 @@ void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, P
   }
 }
 
-struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
+// Reads and writes through each pointer parameter (the features come from features/).
+struct PointerUseScan : clang::RecursiveASTVisitor<PointerUseScan> {
   clang::ASTContext& ctx;
   KernelInfo& info;
   std::map<const clang::ParmVarDecl*, size_t> param_index;
-  std::set<const clang::Stmt*> index_exprs;  // where geometry builtins are expected
-  unsigned geometry_refs = 0;
-  BodyScan(clang::ASTContext& c, KernelInfo& k) : ctx(c), info(k) {}
-
-  bool VisitForStmt(clang::ForStmt* s) {
-    ++info.features.loops;
-    if (s->getInc() && llvm::isa<clang::CompoundAssignOperator>(s->getInc())) {
-      auto* ca = llvm::cast<clang::CompoundAssignOperator>(s->getInc());
-      if (ca->getOpcode() == clang::BO_AddAssign && isGridStride(sourceText(ctx, ca->getRHS()->getSourceRange()))) {
-        info.features.grid_stride_loop = true;
-        index_exprs.insert(ca->getRHS());
-        if (auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(s->getInit())) {
-          if (init->isSingleDecl())
-            if (auto* vd = llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()); vd && vd->getInit()) {
-              std::string t = sourceText(ctx, vd->getInit()->getSourceRange());
-              if (isGlobalThreadIndex(t)) {
-                info.features.thread_index = t;
-                info.features.index_var = vd->getNameAsString();
-                index_exprs.insert(vd->getInit());
-              }
-            }
-        }
-        if (s->getCond()) info.features.bounds_guard = sourceText(ctx, s->getCond()->getSourceRange());
-      }
-    }
-    return true;
-  }
-  bool VisitWhileStmt(clang::WhileStmt*) {
-    ++info.features.loops;
-    return true;
-  }
-  bool VisitDoStmt(clang::DoStmt*) {
-    ++info.features.loops;
-    return true;
-  }
-  bool VisitVarDecl(clang::VarDecl* vd) {
-    if (vd->hasAttr<clang::CUDASharedAttr>()) info.features.shared_memory = true;
-    if (vd->getInit() && info.features.thread_index.empty() && !llvm::isa<clang::ParmVarDecl>(vd)) {
-      std::string t = sourceText(ctx, vd->getInit()->getSourceRange());
-      if (isGlobalThreadIndex(t)) {
-        info.features.thread_index = t;
-        info.features.index_var = vd->getNameAsString();
-        index_exprs.insert(vd->getInit());
-      }
-    }
-    return true;
-  }
-  bool VisitIfStmt(clang::IfStmt* s) {
-    if (info.features.index_var.empty() || !info.features.bounds_guard.empty()) return true;
-    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s->getCond()->IgnoreParenImpCasts());
-    if (!bo || !bo->isComparisonOp()) return true;
-    auto refers = [&](const clang::Expr* e) {
-      auto* d = referencedDecl(e);
-      return d && d->getNameAsString() == info.features.index_var;
-    };
-    if (refers(bo->getLHS()) || refers(bo->getRHS()))
-      info.features.bounds_guard = sourceText(ctx, s->getCond()->getSourceRange());
-    return true;
-  }
-  bool VisitCallExpr(clang::CallExpr* c) {
-    std::string name;
-    if (auto* fd = c->getDirectCallee()) name = fd->getNameAsString();
-    else if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(c->getCallee()->IgnoreParenImpCasts()))
-      name = ule->getName().getAsString();
-    if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(c))
-      if (auto* md = mce->getMethodDecl()) name = md->getNameAsString();
-    if (name.empty()) return true;
-    if (name.rfind("__syncthreads", 0) == 0 || name == "__syncwarp" || name == "sync" || name == "barrier_sync" ||
-        name == "__threadfence_block" || name == "grid_sync")
-      info.features.barriers = true;
-    if (name.rfind("atomic", 0) == 0 || name.rfind("__atomic", 0) == 0 || name.rfind("fetch_", 0) == 0)
-      info.features.atomics = true;
-    if (name.rfind("__shfl", 0) == 0 || name.rfind("shfl", 0) == 0 || name == "reduce")
-      info.features.shuffles = true;
-    return true;
-  }
+  PointerUseScan(clang::ASTContext& c, KernelInfo& k) : ctx(c), info(k) {}
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-    auto* d = e->getDecl();
-    if (auto* pv = llvm::dyn_cast<clang::ParmVarDecl>(d)) {
+    if (auto* pv = llvm::dyn_cast<clang::ParmVarDecl>(e->getDecl())) {
       auto it = param_index.find(pv);
       if (it != param_index.end() && info.params[it->second].is_pointer) classifyPointerUse(ctx, e, info.params[it->second]);
     }
-    if (isBuiltinGeometry(d->getNameAsString())) ++geometry_refs;
     return true;
   }
 };
 
-unsigned geometryRefsIn(const clang::Stmt* s) {
-  struct Counter : clang::RecursiveASTVisitor<Counter> {
-    unsigned n = 0;
-    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-      if (isBuiltinGeometry(e->getDecl()->getNameAsString())) ++n;
-      return true;
-    }
-  } c;
-  c.TraverseStmt(const_cast<clang::Stmt*>(s));
-  return c.n;
+// KernelFeatures, the manifest's older description of the same features, kept filled for readers
+// of manifest.json: the booleans from the feature ids, the texts from the same matchers.
+void fillKernelFeatures(clang::ASTContext& ctx, const clang::FunctionDecl* fd, KernelInfo& k) {
+  const std::vector<std::string>& ids = *k.feature_ids;
+  auto has = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  KernelFeatures& f = k.features;
+  KernelIndex idx = kernelIndex(ctx, fd);
+  if (idx.var) {
+    f.thread_index = sourceText(ctx, idx.init->getSourceRange());
+    f.index_var = idx.var->getNameAsString();
+  }
+  if (idx.guard) f.bounds_guard = sourceText(ctx, idx.guard->getSourceRange());
+  f.grid_stride_loop = has("grid_stride_loop");
+  f.loops = loopCount(ctx, fd);
+  f.shared_memory = has("shared_memory");
+  f.barriers = has("barriers");
+  f.atomics = has("atomics");
+  f.shuffles = has("shuffles");
+  f.uses_block_geometry_outside_index = has("uses_block_geometry_outside_index");
 }
 
 SourceRange rangeOf(clang::ASTContext& ctx, clang::SourceRange r) {
@@ -220,10 +155,7 @@ SourceRange rangeOf(clang::ASTContext& ctx, clang::SourceRange r) {
   auto cr = fileRange(ctx, r);
   if (cr.isInvalid()) return out;
   auto b = cr.getBegin(), e = cr.getEnd();
-  if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) out.file = fe->getFileEntry().tryGetRealPathName().str();
-  if (out.file.empty())
-    if (auto fe = sm.getFileEntryRefForID(sm.getFileID(b))) out.file = fe->getName().str();
-  if (out.file.empty()) out.file = sm.getFilename(b).str();
+  out.file = fileOf(ctx, r);
   out.begin_line = sm.getSpellingLineNumber(b);
   out.end_line = sm.getSpellingLineNumber(e);
   out.begin_offset = sm.getFileOffset(b);
@@ -234,6 +166,11 @@ SourceRange rangeOf(clang::ASTContext& ctx, clang::SourceRange r) {
 }  // namespace
 
 KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
+  return describeKernel(ctx, fd, nullptr);
+}
+
+KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
+                          const std::vector<std::string>* target_sources) {
   KernelInfo k;
   k.name = fd->getNameAsString();
   k.qualified_name = fd->getQualifiedNameAsString();
@@ -263,13 +200,13 @@ KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd)
     k.launch_bounds = text;
   }
   if (fd->hasBody()) {
-    BodyScan scan(ctx, k);
+    PointerUseScan scan(ctx, k);
     for (size_t i = 0; i < fd->getNumParams(); ++i) scan.param_index[fd->getParamDecl(i)] = i;
     scan.TraverseStmt(fd->getBody());
-    unsigned expected = 0;
-    for (auto* s : scan.index_exprs) expected += geometryRefsIn(s);
-    k.features.uses_block_geometry_outside_index = scan.geometry_refs > expected;
   }
+  k.feature_ids = kernelFeatureIds(FeatureInput{ctx, fd, target_sources});
+  k.in_header = std::find(k.feature_ids->begin(), k.feature_ids->end(), "in_header") != k.feature_ids->end();
+  fillKernelFeatures(ctx, fd, k);
   return k;
 }
 
@@ -317,8 +254,7 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
 
   for (auto* fd : col.defs) {
     if (inSystem(fd)) continue;
-    KernelInfo k = describeKernel(ctx, fd);
-    k.in_header = !isTargetSource(k.range.file);
+    KernelInfo k = describeKernel(ctx, fd, &target_sources);
     if (k.in_header) k.notes.push_back("defined in a header: listed, not rewritten (headers are shared with other code)");
     unsigned extra_decls = 0;
     for (auto* r : fd->redecls())
@@ -342,9 +278,8 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
   }
   for (auto* t : col.templates) {
     if (inSystem(t)) continue;
-    KernelInfo k = describeKernel(ctx, t->getTemplatedDecl());
+    KernelInfo k = describeKernel(ctx, t->getTemplatedDecl(), &target_sources);
     k.is_template = true;
-    k.in_header = !isTargetSource(k.range.file);
     for (auto* spec : t->specializations())
       if (spec->hasAttr<clang::CUDAGlobalAttr>()) k.instantiations.push_back(mangledName(ctx, spec));
     std::sort(k.instantiations.begin(), k.instantiations.end());

@@ -21,8 +21,12 @@ struct SourceToParse {
   std::vector<std::string> clang_args;
 };
 
-// Facts about one kernel definition (launch sites are added by extractFromUnit).
+// Facts about one kernel definition (launch sites are added by extractFromUnit), with the ids of
+// the features it has (features/feature.h). `target_sources` decides in_header; without it, a
+// kernel outside the main file is in a header.
 KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd);
+KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
+                          const std::vector<std::string>* target_sources);
 
 // Adds the kernels and launch sites of one parsed translation unit to `manifest`, de-duplicating
 // kernels seen through several units (headers). `target_sources` decides in_header and

@@ -21,6 +21,45 @@ std::string fnv1a64Hex(const std::string& text) {
   return buf;
 }
 
+const std::vector<std::string>& legacyFeatureIds() {
+  static const std::vector<std::string> ids = {
+      "all_pointers_restrict", "atomics", "barriers", "bounds_guard", "grid_stride_loop", "in_header",
+      "launch_bounds", "loops", "pointer_params", "shared_memory", "shuffles", "template", "thread_index",
+      "uses_block_geometry_outside_index"};
+  return ids;
+}
+
+std::vector<std::string> legacyFeaturesOf(const KernelInfo& k) {
+  const KernelFeatures& x = k.features;
+  bool any_ptr = false, all_restrict = true;
+  for (const auto& p : k.params)
+    if (p.is_pointer) {
+      any_ptr = true;
+      all_restrict = all_restrict && p.is_restrict;
+    }
+  std::vector<std::string> ids;
+  auto add = [&](bool present, const char* id) {
+    if (present) ids.push_back(id);
+  };
+  add(any_ptr && all_restrict, "all_pointers_restrict");
+  add(x.atomics, "atomics");
+  add(x.barriers, "barriers");
+  add(!x.bounds_guard.empty(), "bounds_guard");
+  add(x.grid_stride_loop, "grid_stride_loop");
+  add(k.in_header, "in_header");
+  add(k.launch_bounds.has_value(), "launch_bounds");
+  add(x.loops > 0, "loops");
+  add(any_ptr, "pointer_params");
+  add(x.shared_memory, "shared_memory");
+  add(x.shuffles, "shuffles");
+  add(k.is_template, "template");
+  add(!x.thread_index.empty(), "thread_index");
+  add(x.uses_block_geometry_outside_index, "uses_block_geometry_outside_index");
+  return ids;
+}
+
+std::vector<std::string> featureIdsOf(const KernelInfo& k) { return k.feature_ids ? *k.feature_ids : legacyFeaturesOf(k); }
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceRange, file, begin_line, end_line, begin_offset, end_offset)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ParamInfo, name, type, is_pointer, pointee, pointee_const, is_restrict,
                                                 size_bytes, written, read)
@@ -57,6 +96,7 @@ void to_json(nlohmann::json& j, const KernelInfo& k) {
        {"launches", k.launches}, {"source_hash", k.source_hash}, {"is_template", k.is_template},
        {"instantiations", k.instantiations}, {"declarations", k.declarations}, {"notes", k.notes}};
   j["launch_bounds"] = k.launch_bounds ? nlohmann::json(*k.launch_bounds) : nlohmann::json(nullptr);
+  if (k.feature_ids) j["feature_ids"] = *k.feature_ids;
 }
 void from_json(const nlohmann::json& j, KernelInfo& k) {
   k.name = j.value("name", "");
@@ -74,6 +114,8 @@ void from_json(const nlohmann::json& j, KernelInfo& k) {
   k.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("launch_bounds") && !j.at("launch_bounds").is_null())
     k.launch_bounds = j.at("launch_bounds").get<std::string>();
+  if (j.contains("feature_ids") && !j.at("feature_ids").is_null())
+    k.feature_ids = j.at("feature_ids").get<std::vector<std::string>>();
 }
 
 void to_json(nlohmann::json& j, const Manifest& m) {

@@ -40,7 +40,8 @@ struct LaunchSite {
   bool in_target_sources = true;
 };
 
-// Body features the skills' preconditions name.
+// Body features as the manifest described them before feature ids (KernelInfo::feature_ids) were
+// recorded; still filled by extraction for readers of manifest.json.
 struct KernelFeatures {
   std::string thread_index;      // e.g. "blockIdx.x * blockDim.x + threadIdx.x" ("" if none)
   std::string index_var;         // the variable holding it ("i")
@@ -63,6 +64,11 @@ struct KernelInfo {
   std::vector<ParamInfo> params;
   std::optional<std::string> launch_bounds;  // argument text of __launch_bounds__, if present
   KernelFeatures features;
+  // Ids of the kernel features extraction found (the rewriter's feature registry,
+  // rewriter/features/registry.cpp), what skills require and forbid by id. Absent in manifests
+  // written before they were recorded: then the features are derived from the fields of this
+  // struct (legacyFeatureIds).
+  std::optional<std::vector<std::string>> feature_ids;
   std::vector<LaunchSite> launches;
   std::string source_hash;       // FNV-1a 64 of the kernel's source text, hex
   bool is_template = false;
@@ -86,6 +92,16 @@ struct Manifest {
 };
 
 std::string fnv1a64Hex(const std::string& text);
+
+// The features a manifest without feature_ids describes, derived from KernelFeatures and the other
+// fields: thread_index, bounds_guard, grid_stride_loop, loops, shared_memory, barriers, atomics,
+// shuffles, uses_block_geometry_outside_index, launch_bounds, template, in_header, pointer_params,
+// all_pointers_restrict. A frozen list: features added to the registry since exist only as ids.
+const std::vector<std::string>& legacyFeatureIds();
+std::vector<std::string> legacyFeaturesOf(const KernelInfo& k);
+
+// The kernel's feature ids: feature_ids when recorded, else legacyFeaturesOf(k).
+std::vector<std::string> featureIdsOf(const KernelInfo& k);
 
 void to_json(nlohmann::json& j, const SourceRange& r);
 void from_json(const nlohmann::json& j, SourceRange& r);

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "core/diag.h"
+#include "core/facts/fact.h"
 #include "core/toml_util.h"
 #include "core/fs.h"
 
@@ -98,7 +99,7 @@ class SkillReader {
     return {};  // dates and times: no transform parameter needs them
   }
 
-  Skill read(const std::vector<std::string>& known_transforms) {
+  Skill read(const std::vector<std::string>& known_transforms, const std::vector<std::string>& known_features) {
     std::string content;
     try {
       content = readFile(file_);
@@ -147,7 +148,7 @@ class SkillReader {
     s.anchor_description = str(anchor, &anchor, "description", "anchor.description", true);
     auto features = [&](const std::string& key) {
       std::vector<std::string> v = strings(anchor, key, "anchor." + key);
-      const auto& known = featureNames();
+      const auto& known = known_features;
       const toml::node* n = anchor.get(key);
       for (const auto& f : v)
         if (std::find(known.begin(), known.end(), f) == known.end())
@@ -217,89 +218,32 @@ class SkillReader {
   std::string file_;
 };
 
-// "aligned16(all pointers)" -> 16; 0 if not of that form.
-unsigned alignedFactBytes(const std::string& fact) {
-  const std::string pre = "aligned", post = "(all pointers)";
-  if (fact.size() <= pre.size() + post.size() || fact.compare(0, pre.size(), pre) != 0 ||
-      fact.compare(fact.size() - post.size(), post.size(), post) != 0)
-    return 0;
-  std::string num = fact.substr(pre.size(), fact.size() - pre.size() - post.size());
-  if (num.empty() || num.size() > 3 || !std::all_of(num.begin(), num.end(), ::isdigit)) return 0;
-  unsigned n = static_cast<unsigned>(std::stoul(num));
-  bool pow2 = n >= 2 && n <= kAllocationAlignment && (n & (n - 1)) == 0;
-  return pow2 && std::to_string(n) == num ? n : 0;
-}
-
 }  // namespace
 
-const std::vector<std::string>& featureNames() {
-  static const std::vector<std::string> names = {
-      "all_pointers_restrict", "atomics", "barriers", "bounds_guard", "grid_stride_loop", "in_header",
-      "launch_bounds", "loops", "pointer_params", "shared_memory", "shuffles", "template", "thread_index",
-      "uses_block_geometry_outside_index"};
-  return names;
-}
+const std::vector<std::string>& featureNames() { return legacyFeatureIds(); }
 
 bool kernelHasFeature(const KernelInfo& k, const std::string& f) {
-  const KernelFeatures& x = k.features;
-  if (f == "thread_index") return !x.thread_index.empty();
-  if (f == "bounds_guard") return !x.bounds_guard.empty();
-  if (f == "grid_stride_loop") return x.grid_stride_loop;
-  if (f == "loops") return x.loops > 0;
-  if (f == "shared_memory") return x.shared_memory;
-  if (f == "barriers") return x.barriers;
-  if (f == "atomics") return x.atomics;
-  if (f == "shuffles") return x.shuffles;
-  if (f == "uses_block_geometry_outside_index") return x.uses_block_geometry_outside_index;
-  if (f == "launch_bounds") return k.launch_bounds.has_value();
-  if (f == "template") return k.is_template;
-  if (f == "in_header") return k.in_header;
-  bool any_ptr = false, all_restrict = true;
-  for (const auto& p : k.params)
-    if (p.is_pointer) {
-      any_ptr = true;
-      all_restrict = all_restrict && p.is_restrict;
-    }
-  if (f == "pointer_params") return any_ptr;
-  if (f == "all_pointers_restrict") return any_ptr && all_restrict;
-  return false;
+  std::vector<std::string> ids = featureIdsOf(k);
+  return std::find(ids.begin(), ids.end(), f) != ids.end();
 }
 
 const std::vector<std::string>& factForms() {
-  static const std::vector<std::string> forms = {"aligned<N>(all pointers) with N a power of two from 2 to 256",
-                                                 "no-overlap", "uniform-block-size"};
+  static const std::vector<std::string> forms = [] {
+    std::vector<std::string> v;
+    for (const Fact* f : allFacts()) v.push_back(f->form);
+    return v;
+  }();
   return forms;
 }
 
-bool isKnownFact(const std::string& fact) {
-  return fact == "no-overlap" || fact == "uniform-block-size" || alignedFactBytes(fact) != 0;
-}
+bool isKnownFact(const std::string& fact) { return findFact(fact) != nullptr; }
 
 bool factHolds(const std::string& fact, const KernelInfo& k, const WorkloadFacts& facts, std::string* why_not) {
-  auto no = [&](const std::string& why) {
-    if (why_not) *why_not = fact + ": " + why;
-    return false;
-  };
-  if (fact == "no-overlap") return facts.any_overlap ? no("two pointer arguments reach the same memory") : true;
-  if (unsigned n = alignedFactBytes(fact)) {
-    for (const auto& [param, align] : facts.alignment)
-      if (align < n)
-        return no("pointer '" + param + "' is only " + std::to_string(align) + "-byte aligned");
-    return true;
-  }
-  if (fact == "uniform-block-size") {
-    // __launch_bounds__ must hold for every launch, not only the workload's.
-    if (k.launches.empty()) return no("no launch site of '" + k.name + "' was seen");
-    for (const auto& l : k.launches) {
-      std::string at = l.file + ":" + std::to_string(l.line);
-      if (!l.block_value) return no("the block size at " + at + " (" + l.block + ") is not a compile-time constant");
-      if (*l.block_value != facts.block_threads)
-        return no("the block size at " + at + " is " + std::to_string(*l.block_value) + ", the workload's is " +
-                  std::to_string(facts.block_threads));
-    }
-    return true;
-  }
-  return no("unknown fact");
+  const Fact* f = findFact(fact);
+  std::string why;
+  if (f && f->check(fact, k, facts, &why)) return true;
+  if (why_not) *why_not = fact + ": " + (f ? why : "unknown fact");
+  return false;
 }
 
 bool preconditionsHold(const Skill& s, const KernelInfo& k, const WorkloadFacts* facts, std::string* why_not) {
@@ -319,6 +263,11 @@ bool preconditionsHold(const Skill& s, const KernelInfo& k, const WorkloadFacts*
 }
 
 std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::vector<std::string>& known_transforms) {
+  return loadSkills(dirs, known_transforms, legacyFeatureIds());
+}
+
+std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::vector<std::string>& known_transforms,
+                              const std::vector<std::string>& known_features) {
   std::vector<Skill> skills;
   std::map<std::string, std::string> where;  // id -> file
   for (const auto& dir : dirs) {
@@ -331,7 +280,7 @@ std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::v
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       SkillReader reader(f);
-      Skill s = reader.read(known_transforms);
+      Skill s = reader.read(known_transforms, known_features);
       auto [it, fresh] = where.emplace(s.id, f);
       if (!fresh) {
         throw InputError(f, reader.id_line, reader.id_column,

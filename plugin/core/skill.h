@@ -39,17 +39,25 @@ struct Skill {
 
 // Reads every *.toml of each directory (sorted by name), one skill per file. Throws InputError on
 // syntax errors, missing or wrong-typed keys, unknown keys, transforms, features or facts, and on a
-// skill id defined twice.
+// skill id defined twice; unknown ids are reported at their file and line with the valid ones.
+// `known_transforms` is the rewriter's transformIds(), `known_features` its featureIds()
+// (rewriter/features/feature.h): core has no Clang, so the registries' ids are passed in.
+std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::vector<std::string>& known_transforms,
+                              const std::vector<std::string>& known_features);
+// Without the feature registry's ids: accepts the features featureNames() lists.
 std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::vector<std::string>& known_transforms);
 
-// Feature vocabulary: KernelFeatures' booleans plus a few derived from KernelInfo.
+// The features a manifest describes even without feature ids (legacyFeatureIds(), core/manifest.h);
+// every one is also in the rewriter's feature registry.
 const std::vector<std::string>& featureNames();
-bool kernelHasFeature(const KernelInfo& k, const std::string& feature);  // false for unknown names
+// Whether the kernel has the feature, by id: KernelInfo::feature_ids from extraction, or for a
+// manifest without them the features derived from KernelFeatures. False for unknown ids.
+bool kernelHasFeature(const KernelInfo& k, const std::string& feature);
 
-// Fact vocabulary (exact names; alignedN takes N in 2..256, a power of two).
-const std::vector<std::string>& factForms();  // for messages: "no-overlap", "aligned<N>(all pointers)", ...
+// Fact vocabulary: the registry of core/facts/ (core/facts/fact.h), by the names skills write.
+const std::vector<std::string>& factForms();  // for messages: "aligned<N>(all pointers) with N ...", "no-overlap", ...
 bool isKnownFact(const std::string& fact);
-// Whether the workload proves `fact` for kernel `k`; `why_not` says what failed.
+// Whether the workload proves `fact` for kernel `k`; `why_not` says what failed ("<fact>: <why>").
 bool factHolds(const std::string& fact, const KernelInfo& k, const WorkloadFacts& facts, std::string* why_not);
 
 // All required features present, no forbidden one, and every fact proven. Without WorkloadFacts, a

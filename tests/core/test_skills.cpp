@@ -3,6 +3,7 @@
 #include "support/input_error.h"
 #include "support/temp_dir.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/diag.h"
+#include "core/facts/fact.h"
 #include "core/skill.h"
 
 using namespace klineage;
@@ -19,6 +21,24 @@ namespace {
 
 const std::vector<std::string> kTransforms = {"restrict-pointers", "launch-bounds", "grid-stride-loop",
                                               "vectorize-access"};
+
+// The registered transforms' ids: one folder each under rewriter/transforms/ (the rewriter's
+// transformIds() needs Clang, which core's tests do not link; the golden test checks that the
+// folders and transformIds() agree).
+std::vector<std::string> transformFolders() {
+  std::vector<std::string> ids;
+  for (const auto& e : fs::directory_iterator(fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "transforms"))
+    if (e.is_directory()) ids.push_back(e.path().filename().string());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+size_t shippedSkillFiles() {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(KLINEAGE_SOURCE_DIR) / "skills"))
+    n += e.path().extension() == ".toml";
+  return n;
+}
 
 struct TempDir : test::TempDir {
   TempDir() : test::TempDir("skills") {}
@@ -96,8 +116,8 @@ WorkloadFacts factsWithOffsets(unsigned long long x_off, unsigned long long y_of
 }  // namespace
 
 TEST_CASE("skills: the shipped skills load", "[skills]") {
-  std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, kTransforms);
-  REQUIRE(skills.size() == 4);
+  std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, transformFolders());
+  REQUIRE(skills.size() == shippedSkillFiles());
   std::map<std::string, const Skill*> by_transform;
   for (const auto& s : skills) {
     CHECK(s.schema == 1);
@@ -112,7 +132,7 @@ TEST_CASE("skills: the shipped skills load", "[skills]") {
     CHECK_FALSE(s.risks.empty());
     by_transform[s.transform] = &s;
   }
-  REQUIRE(by_transform.size() == 4);  // one skill per transform
+  REQUIRE(by_transform.size() == skills.size());  // one skill per transform
   // only vectorize has been measured so far (on the quickstart, H200)
   CHECK(by_transform["vectorize-access"]->measured.size() == 2);
   CHECK(by_transform["restrict-pointers"]->measured.empty());
@@ -318,4 +338,132 @@ TEST_CASE("skills: derived features and the uniform-block-size fact", "[skills]"
   k.launches[1].block = "threads";
   CHECK_FALSE(factHolds("uniform-block-size", k, f, &why));
   CHECK_THAT(why, Catch::Contains("(threads) is not a compile-time constant"));
+}
+
+TEST_CASE("skills: features are checked by id, from the manifest's feature ids when it has them", "[skills]") {
+  KernelInfo k = gridStrideKernel();  // no feature ids: the older fields describe it
+  CHECK_FALSE(k.feature_ids);
+  CHECK(kernelHasFeature(k, "grid_stride_loop"));
+  CHECK(featureIdsOf(k) == legacyFeaturesOf(k));
+  CHECK(featureIdsOf(k) == std::vector<std::string>{"grid_stride_loop", "loops", "pointer_params", "thread_index"});
+
+  k.feature_ids = std::vector<std::string>{"barriers", "loops", "unrolled_loops"};  // what extraction found
+  CHECK(kernelHasFeature(k, "barriers"));
+  CHECK(kernelHasFeature(k, "unrolled_loops"));        // a feature only the registry knows
+  CHECK_FALSE(kernelHasFeature(k, "grid_stride_loop"));  // the ids decide, not the older fields
+  CHECK_FALSE(kernelHasFeature(k, "no_such_feature"));
+
+  TempDir tmp;
+  writeFile(tmp.path, "vec.toml", kExample);
+  Skill vec = loadSkills({tmp.path.string()}, kTransforms).at(0);
+  WorkloadFacts aligned = factsWithOffsets(0, 4);
+  std::string why;
+  CHECK_FALSE(preconditionsHold(vec, k, &aligned, &why));
+  CHECK_THAT(why, Catch::Contains("lacks required feature 'grid_stride_loop'"));
+  k.feature_ids = std::vector<std::string>{"grid_stride_loop", "loops"};
+  CHECK(preconditionsHold(vec, k, &aligned, &why));
+}
+
+TEST_CASE("skills: manifest.json without feature ids still loads", "[skills]") {
+  KernelInfo k = gridStrideKernel();
+  nlohmann::json j = k;
+  CHECK_FALSE(j.contains("feature_ids"));
+  KernelInfo back = j.get<KernelInfo>();
+  CHECK_FALSE(back.feature_ids);
+  CHECK(kernelHasFeature(back, "grid_stride_loop"));
+
+  k.feature_ids = std::vector<std::string>{"loops"};
+  j = k;
+  CHECK(j.at("feature_ids") == nlohmann::json::array({"loops"}));
+  back = j.get<KernelInfo>();
+  REQUIRE(back.feature_ids);
+  CHECK(*back.feature_ids == std::vector<std::string>{"loops"});
+}
+
+TEST_CASE("skills: feature ids are validated against the list passed in", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  std::string text = replaced(kExample, "requires_features = [\"grid_stride_loop\"]",
+                              "requires_features = [\"grid_stride_loop\", \"unrolled_loops\"]");
+  std::string path = writeFile(dir, "vec.toml", text);
+
+  // the registry's ids (featureIds() in the rewriter) may name features core does not know
+  std::vector<std::string> registry = legacyFeatureIds();
+  registry.push_back("unrolled_loops");
+  std::vector<Skill> skills = loadSkills({dir.string()}, kTransforms, registry);
+  REQUIRE(skills.size() == 1);
+  CHECK(skills[0].requires_features == std::vector<std::string>{"grid_stride_loop", "unrolled_loops"});
+
+  // without the registry's ids only the features core describes are known
+  InputError e = inputError([&] { loadSkills({dir.string()}, kTransforms); });
+  CHECK(e.file == path);
+  CHECK(e.line == 9);
+  CHECK_THAT(e.what(), Catch::Contains("anchor.requires_features: unknown feature 'unrolled_loops'; valid features: "
+                                       "all_pointers_restrict, atomics"));
+
+  // and an id outside the list passed in is an error listing that list
+  e = inputError([&] { loadSkills({dir.string()}, kTransforms, {"grid_stride_loop", "barriers", "atomics", "shuffles"}); });
+  CHECK(e.line == 9);
+  CHECK_THAT(e.what(), Catch::Contains("unknown feature 'unrolled_loops'; valid features: grid_stride_loop, barriers, "
+                                       "atomics, shuffles"));
+}
+
+TEST_CASE("skills: every registered fact has a doc, a form and examples both ways", "[skills][facts]") {
+  REQUIRE_FALSE(allFacts().empty());
+  std::vector<std::string> ids = factIds();
+  CHECK(ids == std::vector<std::string>{"aligned<N>(all pointers)", "no-overlap", "uniform-block-size"});
+  CHECK(factForms().size() == allFacts().size());
+  for (const Fact* f : allFacts()) {
+    INFO("fact " << f->id);
+    CHECK(std::count(ids.begin(), ids.end(), f->id) == 1);
+    CHECK_FALSE(f->doc.empty());
+    CHECK_FALSE(f->form.empty());
+    CHECK(f->names != nullptr);
+    CHECK(f->check != nullptr);
+    CHECK(std::any_of(f->examples.begin(), f->examples.end(), [](const FactExample& e) { return e.holds; }));
+    CHECK(std::any_of(f->examples.begin(), f->examples.end(), [](const FactExample& e) { return !e.holds; }));
+  }
+}
+
+TEST_CASE("skills: each fact's examples", "[skills][facts]") {
+  for (const Fact* f : allFacts()) {
+    for (size_t i = 0; i < f->examples.size(); ++i) {
+      const FactExample& ex = f->examples[i];
+      INFO("fact " << f->id << ", example " << i + 1 << ": " << ex.written << (ex.holds ? " holds" : " fails"));
+      REQUIRE(findFact(ex.written) == f);
+      CHECK(isKnownFact(ex.written));
+      KernelInfo k = gridStrideKernel();
+      k.name = "k";
+      WorkloadFacts wf;
+      ex.setup(k, wf);
+      std::string why;
+      CHECK(factHolds(ex.written, k, wf, &why) == ex.holds);
+      if (!ex.holds) {
+        CHECK_THAT(why, Catch::StartsWith(ex.written + ": "));
+        CHECK_THAT(why, Catch::Contains(ex.why));
+      }
+    }
+  }
+}
+
+TEST_CASE("skills: fact names: families, exact ids, unknown ones", "[skills][facts]") {
+  for (const char* ok : {"aligned2(all pointers)", "aligned16(all pointers)", "aligned256(all pointers)", "no-overlap",
+                         "uniform-block-size"})
+    CHECK(isKnownFact(ok));
+  for (const char* bad : {"aligned12(all pointers)", "aligned512(all pointers)", "aligned016(all pointers)",
+                          "aligned1(all pointers)", "aligned16", "aligned<N>(all pointers)", "no-alias", "No-overlap", ""})
+    CHECK_FALSE(isKnownFact(bad));
+  std::string why;
+  CHECK_FALSE(factHolds("no-alias", gridStrideKernel(), WorkloadFacts{}, &why));
+  CHECK(why == "no-alias: unknown fact");
+}
+
+TEST_CASE("skills: an unknown fact is reported at its line with every valid fact", "[skills][facts]") {
+  TempDir tmp;
+  std::string path = writeFile(tmp.path, "vec.toml", replaced(kExample, "\"no-overlap\"]", "\"no-aliasing\"]"));
+  InputError e = inputError([&] { loadSkills({tmp.path.string()}, kTransforms); });
+  CHECK(e.file == path);
+  CHECK(e.line == 12);
+  CHECK_THAT(e.what(), Catch::Contains("preconditions.facts: unknown fact 'no-aliasing'; valid facts: "));
+  for (const std::string& form : factForms()) CHECK_THAT(e.what(), Catch::Contains(form));
 }

@@ -7,11 +7,11 @@
 // vectorize-access needs. When T is 64-bit the stride is computed in T: (T)blockDim.x * gridDim.x.
 // When it is sound: for any grid (GeometryChange none), provided each element's work is
 // independent of the thread doing it. So the transform refuses when the guarded region has a
-// barrier or warp collective (threads would run different trip counts), return/goto, break or
-// continue aimed at the new loop, __shared__ declarations, any use of threadIdx/blockIdx/
-// blockDim/gridDim, assigns i or a variable declared outside the region (state would carry
-// across iterations), when the bound reads memory or calls, or when the kernel already has a
-// grid-stride loop. Statements between the index and the guard must not use i; they stay before
+// barrier or warp collective (features/intrinsics.h; threads would run different trip counts),
+// return/goto, break or continue aimed at the new loop, __shared__ declarations, any use of
+// threadIdx/blockIdx/blockDim/gridDim, assigns i or a variable declared outside the region
+// (state would carry across iterations), when the bound reads memory or calls, or when the kernel
+// already has a grid-stride loop. Statements between the index and the guard must not use i; they stay before
 // the loop.
 // Inverse: for (T i = <index>; i < n; i += <grid stride>) S  ->  T i = <index>;  if (i < n) S.
 // It is only correct when the launch grid covers n (every element gets its own thread); the
@@ -23,6 +23,8 @@
 #include <clang/Lex/Lexer.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/features/cuda_matchers.h"
+#include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
 
@@ -45,23 +47,6 @@ std::string indentLines(const std::string& s, const std::string& pad) {
 }
 
 bool refersTo(const clang::Expr* e, const clang::ValueDecl* d) { return e && referencedDecl(e) == d; }
-
-bool isBarrierOrCollective(const std::string& name) {
-  return name.rfind("__syncthreads", 0) == 0 || name == "__syncwarp" || name == "sync" || name == "barrier_sync" ||
-         name == "grid_sync" || name.rfind("__barrier", 0) == 0 || name.rfind("__shfl", 0) == 0 ||
-         name.rfind("__ballot", 0) == 0 || name.rfind("__any", 0) == 0 || name.rfind("__all", 0) == 0 ||
-         name.rfind("__match", 0) == 0 || name.rfind("__reduce", 0) == 0 ||
-         (name.size() > 5 && name.compare(name.size() - 5, 5, "_sync") == 0);
-}
-
-std::string calleeName(const clang::CallExpr* c) {
-  if (auto* mce = llvm::dyn_cast<clang::CXXMemberCallExpr>(c))
-    if (auto* md = mce->getMethodDecl()) return md->getNameAsString();
-  if (auto* fd = c->getDirectCallee()) return fd->getNameAsString();
-  if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(c->getCallee()->IgnoreParenImpCasts()))
-    return ule->getName().getAsString();
-  return "";
-}
 
 // Why the statements of a guarded region cannot become a loop body ("" when they can).
 struct RegionScan : clang::RecursiveASTVisitor<RegionScan> {
@@ -123,7 +108,9 @@ struct RegionScan : clang::RecursiveASTVisitor<RegionScan> {
   bool VisitCallExpr(clang::CallExpr* c) {
     std::string n = calleeName(c);
     if (control_only) return true;
-    if (isBarrierOrCollective(n)) return fail("the guarded code calls " + n + " (a barrier or warp collective)");
+    auto kind = intrinsicKind(n);
+    if (kind && *kind != IntrinsicKind::Atomic)
+      return fail("the guarded code calls " + n + " (" + describe(*kind) + ")");
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
@@ -216,31 +203,19 @@ bool uses(const clang::Stmt* s, const clang::ValueDecl* d) {
   return v.found;
 }
 
-// The grid-stride loops anywhere in a statement (`... += blockDim.x * gridDim.x`).
-bool hasGridStrideLoop(const clang::ASTContext& ctx, const clang::Stmt* body) {
-  struct V : clang::RecursiveASTVisitor<V> {
-    const clang::ASTContext* ctx;
-    bool found = false;
-    bool VisitForStmt(clang::ForStmt* s) {
-      if (auto* ca = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(s->getInc()))
-        if (ca->getOpcode() == clang::BO_AddAssign && isGridStride(sourceText(*ctx, ca->getRHS()->getSourceRange())))
-          found = true;
-      return !found;
-    }
-  } v;
-  v.ctx = &ctx;
-  v.TraverseStmt(const_cast<clang::Stmt*>(body));
-  return v.found;
+// A grid-stride loop anywhere in a statement (`... += blockDim.x * gridDim.x`).
+bool hasGridStrideLoop(clang::ASTContext& ctx, const clang::Stmt* body) {
+  return !findAllIn<clang::ForStmt>(ctx, body, cuda::gridStrideLoop(), "loop").empty();
 }
 
 // `T i = <global thread index>` declared by a statement, or null.
-const clang::VarDecl* indexDecl(const clang::ASTContext& ctx, const clang::Stmt* s) {
+const clang::VarDecl* indexDecl(clang::ASTContext& ctx, const clang::Stmt* s) {
   auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(s);
   if (!ds || !ds->isSingleDecl()) return nullptr;
   auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
   if (!vd || !vd->getInit() || !vd->getType()->isIntegerType() || vd->getType()->isReferenceType()) return nullptr;
   if (vd->isStaticLocal() || vd->hasAttr<clang::CUDASharedAttr>()) return nullptr;
-  if (!isGlobalThreadIndex(sourceText(ctx, vd->getInit()->getSourceRange()))) return nullptr;
+  if (!isGlobalThreadIndex(ctx, vd->getInit())) return nullptr;
   return vd;
 }
 
@@ -394,7 +369,7 @@ class GridStrideLoop : public Transform {
       if (!vd) continue;
       auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(fs->getInc());
       if (!ca || ca->getOpcode() != clang::BO_AddAssign || !refersTo(ca->getLHS(), vd) ||
-          !isGridStride(sourceText(ctx, ca->getRHS()->getSourceRange())))
+          !isGridStride(ctx, ca->getRHS()))
         continue;
       auto* cond = llvm::dyn_cast<clang::BinaryOperator>(fs->getCond()->IgnoreParenImpCasts());
       if (!cond || !((cond->getOpcode() == clang::BO_LT && refersTo(cond->getLHS(), vd)) ||

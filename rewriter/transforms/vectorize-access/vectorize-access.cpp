@@ -37,6 +37,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/features/cuda_matchers.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
 
@@ -262,10 +263,9 @@ class VectorizeAccess : public Transform {
       if (!ds || !ds->isSingleDecl()) continue;
       auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
       if (!vd || !vd->getInit() || !vd->getType()->isIntegerType()) continue;
-      std::string index = sourceText(ctx, vd->getInit()->getSourceRange());
       auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(fs->getInc());
-      if (!isGlobalThreadIndex(index) || !ca || ca->getOpcode() != clang::BO_AddAssign || !refersTo(ca->getLHS(), vd) ||
-          !isGridStride(sourceText(ctx, ca->getRHS()->getSourceRange()))) {
+      if (!isGlobalThreadIndex(ctx, vd->getInit()) || !ca || ca->getOpcode() != clang::BO_AddAssign ||
+          !refersTo(ca->getLHS(), vd) || !isGridStride(ctx, ca->getRHS())) {
         last_why = "the loop is not a grid-stride loop over the global thread index";
         continue;
       }
