@@ -10,158 +10,13 @@
 #include "core/fs.h"
 #include "core/skill.h"
 #include "gate/selection.h"
-#include "capture.h"
+#include "commands.h"
+#include "console_status.h"
 #include "optimize.h"
-#include "setup.h"
 
 namespace fs = std::filesystem;
 using namespace klineage;
 
-namespace {
-
-// With --source: parse the given files with nvcc-style flags, no CMake project needed.
-int cmdExtract(const std::string& config, const std::string& out, const std::vector<std::string>& sources,
-               const std::vector<std::string>& nvcc_flags) {
-  Manifest m;
-  if (!sources.empty()) {
-    std::vector<std::string> argv{"nvcc"};
-    argv.insert(argv.end(), nvcc_flags.begin(), nvcc_flags.end());
-    CudaFlags flags = parseCudaFlags(argv, fs::current_path().string());
-    ClangParseSetup ps = defaultParseSetup("/usr/local/cuda/bin/nvcc");
-    std::vector<SourceToParse> todo;
-    for (const auto& s : sources) todo.push_back({fs::absolute(s).lexically_normal().string(), clangArgsFor(flags, ps)});
-    m = extractManifest("(files)", todo);
-  } else {
-    TargetSetup t = loadTargetSetup(config);
-    m = extractManifest(t.config.target, t.toParse());
-  }
-  std::string text = nlohmann::json(m).dump(2) + "\n";
-  if (out.empty() || out == "-") {
-    std::cout << text;
-  } else {
-    atomicWrite(out, text);
-    say("klineage: " + std::to_string(m.kernels.size()) + " kernels written to " + out);
-  }
-  for (const auto& d : m.diagnostics) {
-    warn("clang could not fully parse " + d.file + ":");
-    for (size_t i = 0; i < d.errors.size() && i < 5; ++i) std::cerr << "  " << d.errors[i] << "\n";
-  }
-  return kExitOk;
-}
-
-// The copy of one source the target compiles: the selected version while every file it was made
-// from is unchanged, otherwise the original (with a warning naming the stale kernels).
-int cmdMaterialize(const std::string& config_path, const std::string& source) {
-  Config cfg = loadConfig(config_path);
-  std::string original = fs::absolute(source).lexically_normal().string();
-  const SourcePair* sp = cfg.findOriginal(original);
-  if (!sp) throw InputError(config_path, 0, 0, original + " is not one of target '" + cfg.target + "''s sources");
-  Selection sel = loadSelection((fs::path(cfg.out_dir) / "selection.json").string());
-  auto d = decideMaterialize(sel, original, [](const std::string& f) { return readFile(f); });
-  std::string text;
-  if (d.use_selected) {
-    text = readFile(d.entry->selected);
-    std::string names;
-    for (const auto& k : d.entry->kernels) names += (names.empty() ? "" : ", ") + k.name;
-    for (const auto& k : d.entry->launches_rewritten_for) names += (names.empty() ? "" : ", ") + ("launch of " + k);
-    say("klineage: " + fs::path(original).filename().string() + ": using the optimized version (" + names + ")");
-  } else {
-    text = originalWithLineDirective(original, readFile(original));
-    if (d.entry) {
-      // Name the kernels whose code changed since they were optimized.
-      std::vector<std::string> stale;
-      try {
-        TargetSetup t = loadTargetSetup(config_path);
-        for (const auto& f : d.changed_files) {
-          if (!t.clang_args.count(f)) continue;
-          Manifest now = extractManifest(cfg.target, {{f, t.clang_args.at(f)}});
-          for (const auto& src : sel.sources)
-            for (const auto& k : src.kernels) {
-              if (src.original != f) continue;
-              const KernelInfo* cur = now.find(k.name);
-              if (!cur || cur->source_hash != k.kernel_hash) stale.push_back(k.name);
-            }
-        }
-      } catch (const std::exception&) {
-      }
-      std::string files;
-      for (const auto& f : d.changed_files) files += (files.empty() ? "" : ", ") + f;
-      std::string kernels;
-      for (const auto& k : stale) kernels += (kernels.empty() ? "" : ", ") + k;
-      warn(original + ": the optimized version is stale (" + files + " changed since `ninja optimize`" +
-           (kernels.empty() ? "" : "; stale kernels: " + kernels) +
-           "); building the original. Run `ninja optimize` again.");
-    }
-  }
-  std::string out = sp->materialized;
-  // Unchanged content: leave the file (and its timestamp) alone so nothing recompiles; ninja's
-  // restat on custom commands keeps the step from running again.
-  if (fs::exists(out) && readFile(out) == text) return kExitOk;
-  atomicWrite(out, text);
-  return kExitOk;
-}
-
-int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, const std::string& id) {
-  std::vector<Skill> skills = loadSkills(dirs, transformIds());
-  if (action == "validate") {
-    say("klineage: " + std::to_string(skills.size()) + " skills valid");
-    return kExitOk;
-  }
-  if (action == "list") {
-    for (const auto& s : skills) std::cout << s.id << "  [" << s.transform << "]  " << s.intent << "\n";
-    return kExitOk;
-  }
-  for (const auto& s : skills)
-    if (s.id == id) {
-      std::cout << skillToJson(s).dump(2) << "\n";
-      return kExitOk;
-    }
-  std::string known;
-  for (const auto& s : skills) known += (known.empty() ? "" : ", ") + s.id;
-  std::cerr << "klineage: error: no skill '" << id << "'; known skills: " << known << "\n";
-  return kExitBadInput;
-}
-
-// Captures the launches of a program (the config's RUN command unless one is given after --).
-int cmdCapture(const std::string& config_path, const std::string& out, std::vector<std::string> command,
-               unsigned max_shapes, unsigned long long max_bytes, double timeout_s) {
-  TargetSetup t = loadTargetSetup(config_path);
-  if (command.empty()) command = t.config.run_command;
-  if (command.empty())
-    throw InputError(config_path, 0, 0, "no program to capture: give one after -- or RUN in klineage_optimize()");
-  Manifest m = extractManifest(t.config.target, t.toParse());
-  CaptureOptions co;
-  co.out_dir = out.empty() ? (fs::path(t.config.out_dir) / "captures" / "manual").string() : out;
-  co.command = command;
-  for (const auto& k : m.kernels) {
-    if (!k.is_template) {
-      co.kernels_mangled.push_back(k.mangled_name);
-      co.kernels_names.push_back(k.name);
-    }
-    for (const auto& inst : k.instantiations) {
-      co.kernels_mangled.push_back(inst);
-      co.kernels_names.push_back(k.name);
-    }
-  }
-  co.max_shapes = max_shapes ? max_shapes : t.config.capture_max_shapes;
-  co.max_bytes = max_bytes ? max_bytes : t.config.capture_max_bytes;
-  co.timeout_s = timeout_s > 0 ? timeout_s : t.config.capture_timeout_s;
-  CaptureSummary sum;
-  int rc = runCapture(co, &sum);
-  if (rc == kExitOk)
-    say("klineage: " + std::to_string(sum.records.size()) + " launches recorded (" + std::to_string(sum.bytes) +
-        " bytes) in " + co.out_dir);
-  return rc;
-}
-
-std::vector<std::string> defaultSkillDirs() {
-  if (const char* e = std::getenv("KLINEAGE_SKILLS_DIR")) return {e};
-  fs::path installed = fs::path(exeDir()) / ".." / "share" / "klineage" / "skills";
-  if (fs::exists(installed)) return {fs::canonical(installed).string()};
-  return {std::string(KLINEAGE_COMPAT_SOURCE_DIR) + "/../../skills"};
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"KLineage: extract a target's CUDA kernels, apply skills, gate every variant on the GPU and keep the "
@@ -203,7 +58,10 @@ int main(int argc, char** argv) {
   gate->add_option("--grid-divisor", grid_divisor, "no longer accepted: the gate runs the variant's own launch code")
       ->group("");
   gate->footer("The variant runs with the launch written in it (grid, block, dynamic shared memory, evaluated from "
-               "the kernel's arguments), so write the launch there.\n");
+               "the kernel's arguments), so write the launch there.\n"
+               "Exit status: 0 every variant passed or was slower; otherwise the first rejected variant's outcome: "
+               "10 wrong-result, 11 runtime-failed, 12 timeout, 13 compile-failed, 14 not-run; 1 KLineage failed, "
+               "2 bad input.\n");
 
   auto* materialize = app.add_subcommand("materialize", "Write the build-tree copy of one source that the target compiles: the "
                                                         "selected version, or the original when it is stale (with a warning).");
@@ -264,7 +122,10 @@ int main(int argc, char** argv) {
       }
       return cmdExtract(config, out, extract_sources, extract_flags);
     }
-    if (optimize->parsed()) return runOptimize(opt);
+    ConsoleStatus console;
+    PipelineSeams seams;
+    seams.status = &console;
+    if (optimize->parsed()) return runOptimize(opt, seams);
     if (gate->parsed()) {
       if (grid_divisor) {
         std::cerr << "klineage: error: gate --grid-divisor is no longer accepted: the gate runs the launch written in "
@@ -274,7 +135,7 @@ int main(int argc, char** argv) {
       opt.skip_skills = true;
       opt.write_selection = false;
       opt.only_kernel = opt.extra_variant_kernel;
-      return runOptimize(opt);
+      return runOptimize(opt, seams);
     }
     if (materialize->parsed()) return cmdMaterialize(config, source);
     if (capture->parsed()) return cmdCapture(config, out, capture_cmd, capture_shapes, capture_bytes, capture_timeout);

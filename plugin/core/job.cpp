@@ -301,6 +301,15 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
   }
 }
 
+const char* runStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::Ok: return "ok";
+    case RunStatus::NoDevice: return "no-device";
+    case RunStatus::Error: return "error";
+  }
+  return "error";
+}
+
 void to_json(nlohmann::json& j, const RunnerResult& r) {
   nlohmann::json cmp = nlohmann::json::array();
   for (const auto& c : r.compares) {
@@ -313,7 +322,7 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
       x["samples"].push_back({{"index", smp.index}, {"expected", smp.expected}, {"actual", smp.actual}});
     cmp.push_back(x);
   }
-  j = {{"format", "klineage-runner-result-1"}, {"status", r.status}, {"outcome", outcomeName(r.outcome)},
+  j = {{"format", "klineage-runner-result-1"}, {"status", runStatusName(r.status)}, {"outcome", outcomeName(r.outcome)},
        {"reason", r.reason}, {"device", r.device}, {"compares", cmp}, {"speedup", r.speedup}, {"noise", r.noise}};
   j["original_time"] = r.original_time ? nlohmann::json(*r.original_time) : nlohmann::json(nullptr);
   j["variant_time"] = r.variant_time ? nlohmann::json(*r.variant_time) : nlohmann::json(nullptr);
@@ -329,7 +338,10 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
 
 void from_json(const nlohmann::json& j, RunnerResult& r) {
   r = RunnerResult{};
-  r.status = j.value("status", "error");
+  {
+    const std::string st = j.value("status", "error");
+    r.status = st == "ok" ? RunStatus::Ok : st == "no-device" ? RunStatus::NoDevice : RunStatus::Error;
+  }
   r.outcome = outcomeFromName(j.value("outcome", "not-run"));
   r.reason = j.value("reason", "");
   r.device = j.value("device", "");

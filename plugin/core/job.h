@@ -171,9 +171,16 @@ struct TimingStats {
   unsigned runs = 0;
 };
 
+// Whether the runner could run the job at all (JSON "ok", "no-device", "error"); what the variant
+// did is the outcome.
+enum class RunStatus { Ok, NoDevice, Error };
+const char* runStatusName(RunStatus s);
+
 struct RunnerResult {
-  std::string status = "ok";      // "ok", "no-device" (nothing could be run), "error" (bad job)
-  Outcome outcome = Outcome::NotRun;  // passed / slower / wrong-result / runtime-failed
+  RunStatus status = RunStatus::Ok;
+  // What the runner found: passed (every check passed; judge() in the gate decides passed or
+  // slower from the timings), wrong-result, runtime-failed, timeout.
+  Outcome outcome = Outcome::NotRun;
   std::string reason;
   std::string device;             // e.g. "NVIDIA H200 (sm_90)"
   std::vector<BufferCompare> compares;  // the first seed that failed, or the last seed

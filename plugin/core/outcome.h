@@ -6,6 +6,25 @@ namespace klineage {
 
 enum class Outcome { Passed, Slower, WrongResult, RuntimeFailed, Timeout, CompileFailed, NotRun };
 
+// Every outcome, in the order reports list them.
+constexpr Outcome kAllOutcomes[] = {Outcome::Passed,  Outcome::Slower,        Outcome::WrongResult, Outcome::RuntimeFailed,
+                                    Outcome::Timeout, Outcome::CompileFailed, Outcome::NotRun};
+
+// `klineage gate`'s exit code for a variant with this outcome (docs/gate.md): 0 for passed and
+// slower, a code of its own for each rejection.
+inline int gateExitCode(Outcome o) {
+  switch (o) {
+    case Outcome::Passed: return 0;
+    case Outcome::Slower: return 0;
+    case Outcome::WrongResult: return 10;
+    case Outcome::RuntimeFailed: return 11;
+    case Outcome::Timeout: return 12;
+    case Outcome::CompileFailed: return 13;
+    case Outcome::NotRun: return 14;
+  }
+  return 1;
+}
+
 inline const char* outcomeName(Outcome o) {
   switch (o) {
     case Outcome::Passed: return "passed";
@@ -20,8 +39,7 @@ inline const char* outcomeName(Outcome o) {
 }
 
 inline Outcome outcomeFromName(const std::string& s) {
-  for (Outcome o : {Outcome::Passed, Outcome::Slower, Outcome::WrongResult, Outcome::RuntimeFailed,
-                    Outcome::Timeout, Outcome::CompileFailed, Outcome::NotRun})
+  for (Outcome o : kAllOutcomes)
     if (s == outcomeName(o)) return o;
   return Outcome::NotRun;
 }

@@ -99,6 +99,20 @@ Config loadConfig(const std::string& path) {
       c.capture_max_shapes = countValue(r, "max_shapes", 3u, path, "run.max_shapes");
       c.capture_max_bytes = countValue(r, "max_bytes", 4ull << 30, path, "run.max_bytes");
     }
+    c.backend = str("backend", false);
+    if (c.backend.empty()) c.backend = "local";
+    if (c.backend != "local" && c.backend != "slurm")
+      throw InputError(path, 0, 0, "\"backend\": \"" + c.backend + "\" is not one of local, slurm");
+    if (j.contains("slurm") && j["slurm"].is_object()) {
+      const auto& s = j["slurm"];
+      c.slurm.partition = s.value("partition", "");
+      c.slurm.account = s.value("account", "");
+      c.slurm.gres = s.value("gres", "gpu:1");
+      c.slurm.max_jobs = countValue(s, "max_jobs", 4u, path, "slurm.max_jobs");
+      if (c.slurm.max_jobs == 0) throw InputError(path, 0, 0, "\"slurm.max_jobs\": expected at least 1");
+      c.slurm.runner = s.value("runner", "klineage-runner");
+      if (s.contains("args")) c.slurm.args = s["args"].get<std::vector<std::string>>();
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, 0, std::string("unexpected content: ") + e.what());
   }

@@ -30,6 +30,15 @@ struct Config {
   double capture_timeout_s = 300;
   unsigned capture_max_shapes = 3;
   unsigned long long capture_max_bytes = 4ull << 30;
+  // Where runner jobs run (BACKEND): "local" (this machine's GPUs) or "slurm".
+  std::string backend = "local";
+  struct Slurm {
+    std::string partition, account;
+    std::string gres = "gpu:1";
+    unsigned max_jobs = 4;
+    std::string runner = "klineage-runner";  // on the compute nodes
+    std::vector<std::string> args;           // more srun arguments
+  } slurm;
 
   const SourcePair* findOriginal(const std::string& path) const;
   const SourcePair* findMaterialized(const std::string& path) const;

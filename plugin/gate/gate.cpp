@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "gate/judge.h"
 #include "gate/process.h"
 
 namespace klineage {
@@ -49,24 +50,12 @@ class ProcessCompiler : public Compiler {
 
 class ChildRunner : public GpuRunner {
  public:
-  explicit ChildRunner(std::string path) : path_(std::move(path)) {}
+  ChildRunner(std::string path, int device) : path_(std::move(path)) {
+    if (device >= 0) env_.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(device));
+  }
   DeviceProbe probe() override {
-    DeviceProbe d;
-    ProcessResult p = runProcess({path_, "--probe"}, 60);
-    std::string line = p.output;
-    auto brace = line.rfind('{');
-    try {
-      auto j = nlohmann::json::parse(line.substr(brace == std::string::npos ? 0 : brace));
-      d.available = j.value("status", "") == "ok";
-      d.device = j.value("device", "");
-      std::string sm = j.value("sm", "");
-      d.arch = sm.empty() ? "" : "sm_" + sm;
-      d.reason = j.value("reason", "");
-    } catch (...) {
-      d.available = false;
-      d.reason = "klineage-runner --probe: " + p.describe() + ": " + p.output;
-    }
-    return d;
+    ProcessResult p = runProcess({path_, "--probe"}, 60, "", env_);
+    return parseProbe(p.output, "klineage-runner --probe: " + p.describe());
   }
   RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) override {
     return runChild({}, job, work_dir, timeout_s);
@@ -79,7 +68,7 @@ class ChildRunner : public GpuRunner {
     ProcessResult p;
     RunnerResult r = runChild(prefix, job, work_dir, timeout_s, &p);
     if (!p.started) {
-      r.status = "error";
+      r.status = RunStatus::Error;
       r.reason = "cannot start " + sanitizer + ": " + p.describe();
     } else if (!p.timed_out && !p.signaled && p.exit_code == 86) {
       r.outcome = Outcome::RuntimeFailed;
@@ -90,6 +79,7 @@ class ChildRunner : public GpuRunner {
 
  private:
   std::string path_;
+  std::vector<std::string> env_;
 
   RunnerResult runChild(const std::vector<std::string>& prefix, const RunnerJob& job, const std::string& work_dir,
                         double timeout_s, ProcessResult* out = nullptr) {
@@ -101,7 +91,7 @@ class ChildRunner : public GpuRunner {
     atomicWrite(job_path, nlohmann::json(job).dump(2) + "\n");
     std::vector<std::string> argv = prefix;
     for (const auto& a : {path_, job_path, result_path}) argv.push_back(a);
-    ProcessResult p = runProcess(argv, timeout_s);
+    ProcessResult p = runProcess(argv, timeout_s, "", env_);
     if (out) *out = p;
     atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output);
     RunnerResult r;
@@ -142,8 +132,26 @@ std::string sanitizerReport(const std::string& output) {
 }
 
 std::unique_ptr<Compiler> makeProcessCompiler(double timeout_s) { return std::make_unique<ProcessCompiler>(timeout_s); }
-std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path) {
-  return std::make_unique<ChildRunner>(runner_path);
+std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path, int device) {
+  return std::make_unique<ChildRunner>(runner_path, device);
+}
+
+DeviceProbe parseProbe(const std::string& output, const std::string& what_failed) {
+  DeviceProbe d;
+  auto brace = output.rfind('{');
+  try {
+    auto j = nlohmann::json::parse(output.substr(brace == std::string::npos ? 0 : brace));
+    d.available = j.value("status", "") == "ok";
+    d.device = j.value("device", "");
+    std::string sm = j.value("sm", "");
+    d.arch = sm.empty() ? "" : "sm_" + sm;
+    d.reason = j.value("reason", "");
+    d.count = j.value("count", 1u);
+  } catch (...) {
+    d.available = false;
+    d.reason = what_failed + ": " + output;
+  }
+  return d;
 }
 
 std::vector<CompileResult> compileAll(Compiler& c, const std::vector<CompileRequest>& reqs, unsigned jobs) {
@@ -160,8 +168,9 @@ std::vector<CompileResult> compileAll(Compiler& c, const std::vector<CompileRequ
 
 void recordRun(VariantReport& rep, const RunnerResult& res) {
   rep.run = res;
-  rep.outcome = res.outcome;
-  rep.reason = res.reason;
+  const Verdict v = judge(res);
+  rep.outcome = v.outcome;
+  rep.reason = v.reason;
   rep.speedup = res.speedup;
   if (res.variant_time) rep.variant_ms = res.variant_time->median_ms;
   if (res.original_time) rep.original_ms = res.original_time->median_ms;

@@ -35,7 +35,10 @@ struct DeviceProbe {
   std::string device;   // "NVIDIA H200"
   std::string arch;     // "sm_90"
   std::string reason;   // why not available
+  unsigned count = 1;   // devices of this kind the runner sees
 };
+// Reads the JSON line `klineage-runner --probe` prints (the last one in `output`).
+DeviceProbe parseProbe(const std::string& output, const std::string& what_failed);
 class GpuRunner {
  public:
   virtual ~GpuRunner() = default;
@@ -49,13 +52,14 @@ class GpuRunner {
                                 const std::string& sanitizer, const std::string& tool) {
     (void)job, (void)work_dir, (void)timeout_s, (void)sanitizer;
     RunnerResult r;
-    r.status = "error";
+    r.status = RunStatus::Error;
     r.reason = "this GPU runner cannot run compute-sanitizer " + tool;
     return r;
   }
 };
-// Runs `klineage-runner` as a child process per job (its own CUDA context).
-std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path);
+// Runs `klineage-runner` as a child process per job (its own CUDA context); device >= 0 selects
+// that device (CUDA_VISIBLE_DEVICES) for every child.
+std::unique_ptr<GpuRunner> makeChildRunner(const std::string& runner_path, int device = -1);
 
 // The first lines of compute-sanitizer's report in `output`, joined for a reason.
 std::string sanitizerReport(const std::string& output);

@@ -22,7 +22,7 @@ std::string ProcessResult::describe() const {
 }
 
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
-                         const std::vector<std::string>& extra_env) {
+                         const std::vector<std::string>& extra_env, const std::string& stdin_path) {
   ProcessResult r;
   if (argv.empty()) {
     r.output = "empty command";
@@ -45,8 +45,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
     ::setpgid(0, 0);
     ::dup2(pipefd[1], 1);
     ::dup2(pipefd[1], 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
+    int in = ::open(stdin_path.empty() ? "/dev/null" : stdin_path.c_str(), O_RDONLY);
+    if (in < 0 && !stdin_path.empty()) _exit(125);
+    if (in >= 0) ::dup2(in, 0);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(126);
     for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> args;

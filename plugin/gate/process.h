@@ -20,7 +20,8 @@ struct ProcessResult {
 // Runs argv (argv[0] is looked up on PATH) with an optional working directory and extra
 // environment entries ("NAME=value"). timeout_s <= 0: no limit. The child gets its own process
 // group so that everything it started is killed with it.
+// stdin_path: the child's standard input ("" = /dev/null).
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd = "",
-                         const std::vector<std::string>& extra_env = {});
+                         const std::vector<std::string>& extra_env = {}, const std::string& stdin_path = "");
 
 }  // namespace klineage

@@ -19,6 +19,7 @@ Device openDevice(CudaApi& api) {
     d.reason = "the driver sees no CUDA device";
     return d;
   }
+  d.count = count;
   if ((r = api.cuDeviceGet(&d.device, 0)) != CUDA_SUCCESS) return failed("cuDeviceGet", r);
   char name[256] = {};
   if ((r = api.cuDeviceGetName(name, sizeof name - 1, d.device)) != CUDA_SUCCESS) return failed("cuDeviceGetName", r);
@@ -44,6 +45,7 @@ std::string probeLine(const Device& d) {
     j["device"] = d.name;
     j["sm"] = d.sm();
     j["l2_bytes"] = d.l2_bytes;
+    j["count"] = d.count;
   } else {
     j["status"] = "no-device";
     j["reason"] = d.reason;

@@ -56,7 +56,7 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   std::string bad = readJob(job_path, &job);
   if (!bad.empty()) {
     std::fprintf(stderr, "klineage-runner: error: %s\n", bad.c_str());
-    r.status = "error";
+    r.status = RunStatus::Error;
     r.reason = bad;
     return writeResult(result_path, r, kExitBadInput);
   }
@@ -67,7 +67,7 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
     bad = loadReplayRecord(job, &record);
     if (!bad.empty()) {
       std::fprintf(stderr, "klineage-runner: error: %s\n", bad.c_str());
-      r.status = "error";
+      r.status = RunStatus::Error;
       r.reason = bad;
       return writeResult(result_path, r, kExitBadInput);
     }
@@ -76,7 +76,7 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   Device d = openDevice(api);
   if (!d.ok) {
     std::fprintf(stderr, "klineage-runner: no CUDA device: %s\n", d.reason.c_str());
-    r.status = "no-device";
+    r.status = RunStatus::NoDevice;
     r.reason = d.reason;
     return writeResult(result_path, r, kExitNoDevice);
   }
@@ -97,7 +97,7 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   });
   r = runJob(api, d, job, job.replay ? &record : nullptr, &watchdog);
   // status "error" here: the record's blobs could not be read back (the gate captures again)
-  return writeResult(result_path, r, r.status == "error" ? kExitBadInput : kExitOk);
+  return writeResult(result_path, r, r.status == RunStatus::Error ? kExitBadInput : kExitOk);
 }
 
 }  // namespace

@@ -25,11 +25,13 @@ CaptureOptions options(const fs::path& dir, std::vector<std::string> cmd) {
   // Any existing file stands in for the library: these programs never load CUDA.
   o.library = (dir / "libfake.so").string();
   atomicWrite(o.library, "not a library");
+  static RecordingStatus status;
+  o.status = &status;
   return o;
 }
 }  // namespace
 
-TEST_CASE("capture: a program that fails stops the capture and leaves no capture behind", "[capture]") {
+TEST_CASE("capture: a program that fails stops the capture and leaves no launch behind", "[capture]") {
   fs::path dir = fs::temp_directory_path() / ("klineage-caprun-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -38,12 +40,17 @@ TEST_CASE("capture: a program that fails stops the capture and leaves no capture
   CHECK(runCapture(o, &sum) == kExitCaptureProgramFailed);
   CHECK(sum.exit_code == 3);
   CHECK(sum.records.empty());
-  // what is kept says it failed (the gate never reuses a failed capture: see obtainCaptures)
-  if (fs::exists(fs::path(o.out_dir) / "capture.json")) {
-    auto kept = nlohmann::json::parse(readFile(fs::path(o.out_dir) / "capture.json")).get<CaptureSummary>();
-    CHECK(kept.exit_code == 3);
-    CHECK(kept.records.empty());
-  }
+  // What stays is the failed run's log and a capture.json that says it failed (the gate never
+  // reuses a failed capture: see obtainCaptures), and no launch directory.
+  REQUIRE(fs::exists(fs::path(o.out_dir) / "capture.json"));
+  auto kept = nlohmann::json::parse(readFile(fs::path(o.out_dir) / "capture.json")).get<CaptureSummary>();
+  CHECK(kept.exit_code == 3);
+  CHECK(kept.records.empty());
+  CHECK(readFile(fs::path(o.out_dir) / kept.log).find("boom") != std::string::npos);
+  for (const auto& e : fs::directory_iterator(o.out_dir)) CHECK_FALSE(e.is_directory());
+  // and nothing half-written beside it
+  for (const auto& e : fs::directory_iterator(dir))
+    CHECK((e.path().filename() == "capture" || e.path().filename() == "libfake.so"));
 
   auto hang = options(dir, {"sleep", "20"});
   hang.timeout_s = 0.5;

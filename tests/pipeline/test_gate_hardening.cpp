@@ -35,8 +35,7 @@ struct Runner : GpuRunner {
     r.outcome = Outcome::Passed;
     r.speedup = vectorized(job) ? 1.30 : 1.05;
     r.probes_checked = static_cast<unsigned>(job.probes.size());
-    r.original_time = TimingStats{0.24, 0.23, 0.25, 0.23, 20};
-    r.variant_time = TimingStats{0.24 / r.speedup, 0.17, 0.2, 0.17, 20};
+    klineage::test::setTimes(r, r.speedup);
     return r;
   }
   RunnerResult sanitize(const RunnerJob& job, const std::string&, double, const std::string&, const std::string&) override {
@@ -181,9 +180,11 @@ TEST_CASE("gate: a hand-written variant runs with its own launch; one the gate c
     opt.write_selection = false;
     opt.only_kernel = opt.extra_variant_kernel = "saxpy";
     opt.extra_variant_sources = {p.write("variants/" + name + ".cu", kSaxpyHead + kernel + launcher)};
-    REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+    const int rc = runOptimize(opt, &cc, &gpu);
     nlohmann::json rep = nlohmann::json::parse(readFile(p.root / "build/klineage/kernels/gate-report.json"));
-    return *variantIn(rep, "saxpy/hand-written-" + name);
+    nlohmann::json v = *variantIn(rep, "saxpy/hand-written-" + name);
+    CHECK(rc == gateExitCode(outcomeFromName(v["outcome"].get<std::string>())));  // klineage gate's exit status
+    return v;
   };
   SECTION("a fixed grid: that grid on every shape") {
     Runner gpu;
@@ -234,7 +235,7 @@ TEST_CASE("gate: a hand-written variant runs with its own launch; one the gate c
     opt.write_selection = false;
     opt.only_kernel = opt.extra_variant_kernel = "saxpy";
     opt.extra_variant_sources = {p.write("variants/sig.cu", kSaxpyHead + changed)};
-    REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+    REQUIRE(runOptimize(opt, &cc, &gpu) == gateExitCode(Outcome::NotRun));
     nlohmann::json rep = nlohmann::json::parse(readFile(p.root / "build/klineage/kernels/gate-report.json"));
     const nlohmann::json& v = *variantIn(rep, "saxpy/hand-written-sig");
     CHECK(v["outcome"] == "not-run");

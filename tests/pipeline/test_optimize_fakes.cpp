@@ -46,8 +46,7 @@ struct FakeRunner : GpuRunner {
     r.outcome = vectorized ? vector_outcome : Outcome::Passed;
     r.speedup = vectorized ? 1.30 : 1.05;
     r.noise = 0.01;
-    r.original_time = TimingStats{0.24, 0.23, 0.25, 0.23, 20};
-    r.variant_time = TimingStats{0.24 / r.speedup, 0.17, 0.2, 0.17, 20};
+    klineage::test::setTimes(r, r.speedup);
     r.reason = r.outcome == Outcome::WrongResult ? "y[7]: expected 1, got 2" : "";
     return r;
   }
@@ -79,6 +78,12 @@ TEST_CASE("pipeline: the fastest passing variant is selected and its launches re
     CHECK((j.variant.grid.x == 262144 || j.variant.grid.x == 65536));
   }
   Selection sel = p.selection();
+  std::string outcomes;
+  const nlohmann::json all = p.report();
+  for (const auto& v : all["variants"])
+    outcomes += v["variant"]["id"].get<std::string>() + "=" + v["outcome"].get<std::string>() + "(" +
+                v["reason"].get<std::string>().substr(0, 60) + ") ";
+  INFO(outcomes);
   REQUIRE(sel.sources.size() == 2);
   const SelectedSource* s = sel.find((p.root / "src/saxpy.cu").string());
   REQUIRE(s != nullptr);

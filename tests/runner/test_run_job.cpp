@@ -69,7 +69,7 @@ fake::Kernel original() { return timed(1.0f, [](const Launch& l) { return saxpyB
 TEST_CASE("runner: a correct, faster variant passes after three input sets and checked timed runs", "[runner]") {
   RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
   INFO(r.reason);
-  CHECK(r.status == "ok");
+  CHECK(r.status == RunStatus::Ok);
   CHECK(r.outcome == Outcome::Passed);
   REQUIRE(r.seeds_used.size() == 3);  // seeds 1, 2 and one drawn at random
   CHECK(r.seeds_used[0] == 1);

@@ -10,10 +10,21 @@
 #include "core/fs.h"
 #include "gate/gate.h"
 #include "gate/selection.h"
+#include "support/toolchain.h"
 
 namespace klineage::test {
 
 namespace fs = std::filesystem;
+
+// Timings a fake runner reports for a variant `speedup` times faster, with 1% noise, so that the
+// gate's judge() calls anything above 1.01x passed.
+inline void setTimes(RunnerResult& r, double speedup) {
+  const double o = 0.24, v = o / speedup;
+  r.speedup = speedup;
+  r.noise = 0.01;
+  r.original_time = TimingStats{o, o * 0.995, o * 1.005, o * 0.99, 20};
+  r.variant_time = TimingStats{v, v * 0.995, v * 1.005, v * 0.99, 20};
+}
 
 struct FakeCompiler : Compiler {
   int calls = 0;
@@ -40,7 +51,7 @@ struct Project {
       std::string src = (root / "src" / f).string();
       cc.push_back({{"directory", (root / "build").string()},
                     {"file", src},
-                    {"arguments", {"/usr/local/cuda/bin/nvcc", "-I" + (root / "include").string(), "-std=c++17",
+                    {"arguments", {nvccPath(), "-I" + (root / "include").string(), "-std=c++17",
                                    "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-c", src, "-o", "x.o"}}});
       sources.push_back({{"original", src}, {"materialized", (root / "build/klineage/kernels/src/src" / f).string()}});
     }
@@ -58,7 +69,7 @@ struct Project {
                           {"timeout_s", 10},
                           {"require_gpu", false},
                           {"runner", "/nonexistent/klineage-runner"},
-                          {"nvcc", "/usr/local/cuda/bin/nvcc"},
+                          {"nvcc", nvccPath()},
                           {"run", nullptr}};
     config = (root / "build/klineage/kernels/config.json").string();
     atomicWrite(config, cfg.dump(2));

@@ -24,7 +24,6 @@ namespace {
 
 constexpr const char* kLibraryName = "libklineage_capture.so";
 
-void error(const std::string& m) { std::cerr << "klineage: capture: error: " << m << std::endl; }
 
 std::string joined(const std::vector<std::string>& v, const std::string& sep = ", ") {
   std::string s;
@@ -89,6 +88,8 @@ std::string findCaptureLibrary() {
 }
 
 int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
+  Status& st = *opt.status;
+  auto error = [&](const std::string& m) { st.error("capture: " + m); };
   if (opt.command.empty()) {
     error("no program to run (give its command line)");
     return kExitBadInput;
@@ -137,7 +138,7 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
                                     "KLINEAGE_CAPTURE_KERNELS=" + kernels_file.string(),
                                     "KLINEAGE_CAPTURE_MAX_SHAPES=" + std::to_string(opt.max_shapes),
                                     "KLINEAGE_CAPTURE_MAX_BYTES=" + std::to_string(opt.max_bytes)};
-    std::cout << "klineage: capture: running " << commandLine(opt.command) << std::endl;
+    st.info("klineage: capture: running " + commandLine(opt.command));
     pr = runProcess(opt.command, opt.timeout_s, "", env);
     atomicWrite(tmp / s.log, pr.output);
 
@@ -195,8 +196,8 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
           ": " + commandLine(opt.command));
     std::vector<std::string> tail = lastLines(pr.output, 40);
     if (!tail.empty()) {
-      std::cerr << "klineage: capture: the last " << tail.size() << " lines of its output (all of it: " << log << "):\n";
-      for (const auto& l : tail) std::cerr << "  | " << l << "\n";
+      st.error("capture: the last " + std::to_string(tail.size()) + " lines of its output (all of it: " + log + "):");
+      for (const auto& l : tail) st.error("  | " + l);
     }
     return kExitCaptureProgramFailed;
   }
@@ -229,11 +230,20 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
           "; the program launched: " + (launched.empty() ? "no kernels" : joined(launched)));
     return kExitCaptureNoKernels;
   }
-  for (const auto& e : errors) std::cerr << "klineage: capture: warning: the capture library stopped recording: " << e << "\n";
-  for (const auto& m : s.skipped) std::cout << "klineage: capture: skipped " << m << "\n";
-  std::cout << "klineage: capture: " << s.records.size() << " launch" << (s.records.size() == 1 ? "" : "es") << " recorded ("
-            << s.bytes << " bytes) in " << dest.string() << "; the program's output is in " << log << std::endl;
+  for (const auto& e : errors) st.warning("capture: the capture library stopped recording: " + e);
+  for (const auto& m : s.skipped) st.info("klineage: capture: skipped " + m);
+  st.info("klineage: capture: " + std::to_string(s.records.size()) + " launch" + (s.records.size() == 1 ? "" : "es") +
+          " recorded (" + std::to_string(s.bytes) + " bytes) in " + dest.string() + "; the program's output is in " + log);
   return kExitOk;
 }
+
+namespace {
+class ProgramCapturer : public Capturer {
+ public:
+  int capture(const CaptureOptions& opt, CaptureSummary* out) override { return runCapture(opt, out); }
+};
+}  // namespace
+
+std::unique_ptr<Capturer> makeProgramCapturer() { return std::make_unique<ProgramCapturer>(); }
 
 }  // namespace klineage

@@ -4,15 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 
 #include "core/diag.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
-
-void say(const std::string& line) { std::cout << line << std::endl; }
-void warn(const std::string& line) { std::cerr << "klineage: warning: " << line << std::endl; }
 
 std::string exeDir() {
   char buf[4096];

@@ -33,4 +33,24 @@ struct KernelPlan {
   std::vector<Probe> probes;                  // other sizes every variant must be right on
 };
 
+struct Pipeline;
+
+// The kernels to gate and the ones skipped (kernel -> why).
+struct Plans {
+  std::vector<KernelPlan> kernels;
+  std::vector<std::pair<std::string, std::string>> skipped;
+  const KernelPlan* find(const std::string& name) const {
+    for (const auto& p : kernels)
+      if (p.info->name == name) return &p;
+    return nullptr;
+  }
+};
+
+// One plan per kernel (only `only_kernel` when set): on its largest captured launch when the
+// original replays faithfully (checked on the GPU), else on its workload entry; skipped with the
+// reason when neither. original_cubin: kernel source file -> its compiled cubin ("" failed).
+Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Workload>& workload,
+                  const std::map<std::string, std::vector<LaunchRecord>>& captured,
+                  const std::map<std::string, std::string>& original_cubin, const std::string& only_kernel);
+
 }  // namespace klineage

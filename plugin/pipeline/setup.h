@@ -29,8 +29,4 @@ ClangParseSetup defaultParseSetup(const std::string& nvcc);
 // The directory of the running klineage executable (installed data is found relative to it).
 std::string exeDir();
 
-// stdout lines, flushed (ninja's console pool shows them live).
-void say(const std::string& line);
-void warn(const std::string& line);
-
 }  // namespace klineage

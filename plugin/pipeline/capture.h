@@ -2,10 +2,12 @@
 // (libklineage_capture.so, plugin/capture/) and keeps what it recorded of the first launches of the
 // target's kernels. Format and limits: docs/capture.md.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/launch_record.h"
+#include "status.h"
 
 namespace klineage {
 
@@ -22,7 +24,16 @@ struct CaptureOptions {
   unsigned long long max_bytes = 4ull << 30;  // cap on all snapshot bytes
   double timeout_s = 300;                     // the program is killed after this (<= 0: no limit)
   std::string library;                        // libklineage_capture.so ("" = findCaptureLibrary())
+  Status* status = nullptr;                   // where it says what happened (required)
 };
+
+// Where launches come from: the user's program under CUPTI (runCapture), or a test's fake.
+class Capturer {
+ public:
+  virtual ~Capturer() = default;
+  virtual int capture(const CaptureOptions& opt, CaptureSummary* out) = 0;
+};
+std::unique_ptr<Capturer> makeProgramCapturer();
 
 // Runs the capture into a fresh directory beside out_dir, writes capture.log and capture.json
 // there, drops launch directories left incomplete, then renames it over out_dir (so a previous

@@ -1,0 +1,201 @@
+#include "optimize.h"
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "captures.h"
+#include "compile.h"
+#include "context.h"
+#include "core/capture_facts.h"
+#include "core/diag.h"
+#include "core/fs.h"
+#include "core/workload.h"
+#include "gate/judge.h"
+#include "gate_loop.h"
+#include "report.h"
+#include "select.h"
+#include "variant_source.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& staging_dir) {
+  if (cfg.backend == "slurm") {
+    SlurmOptions o;
+    o.partition = cfg.slurm.partition;
+    o.account = cfg.slurm.account;
+    o.gres = cfg.slurm.gres;
+    o.max_jobs = cfg.slurm.max_jobs;
+    o.runner = cfg.slurm.runner;
+    o.extra_args = cfg.slurm.args;
+    o.staging_dir = staging_dir;
+    return makeSlurmBackend(o);
+  }
+  return makeLocalChildBackend(cfg.runner.empty() ? "klineage-runner" : cfg.runner);
+}
+
+namespace {
+
+// The real parts a run needs where the caller gave none.
+struct OwnedSeams {
+  std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<GpuBackend> backend;
+  std::unique_ptr<Capturer> capturer;
+  RecordingStatus quiet;
+};
+
+Manifest extractStage(Pipeline& p) {
+  Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
+  atomicWrite(p.layout.manifest(), nlohmann::json(manifest).dump(2) + "\n");
+  for (const auto& d : manifest.diagnostics) {
+    p.status.warning("clang could not fully parse " + d.file + "; kernels it could not read are skipped. First errors:");
+    for (size_t i = 0; i < d.errors.size() && i < 5; ++i) p.status.warning("  " + d.errors[i]);
+  }
+  p.status.info("klineage: " + std::to_string(manifest.kernels.size()) + " kernels in the manifest (" +
+                p.layout.manifest().string() + ")");
+  return manifest;
+}
+
+// The originals' reports, then every source's variants of every planned kernel.
+std::vector<VariantReport> collectVariants(Pipeline& p, const Plans& plans, const OriginalCubins& originals,
+                                           const std::vector<std::unique_ptr<VariantSource>>& sources,
+                                           std::map<std::string, std::vector<std::string>>& refusals) {
+  std::vector<VariantReport> reports;
+  for (const auto& plan : plans.kernels) {
+    const KernelInfo& k = *plan.info;
+    VariantReport orig;
+    orig.variant = {k.name + "/original", k.name, k.range.file, {}, {}, {}, k.range.file, k.mangled_name, "", true, {}, {}};
+    orig.cubin = originals.cubin.at(k.range.file);
+    if (orig.cubin.empty()) {
+      orig.outcome = Outcome::CompileFailed;
+      orig.reason = originals.log.at(k.range.file).substr(0, 4000);
+    }
+    reports.push_back(orig);
+    for (const auto& s : sources)
+      for (auto& r : s->variants(p, plan, &refusals[k.name])) reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+Report makeReport(const Pipeline& p, const Plans& plans, std::vector<VariantReport> reports,
+                  const std::map<std::string, const VariantReport*>& best,
+                  std::map<std::string, std::vector<std::string>>& refusals) {
+  Report rep;
+  rep.target = p.cfg.target;
+  if (p.gpu) rep.device = p.device.device;
+  rep.device_reason = p.device.reason;
+  rep.arch = p.gpu ? p.device.arch : "";
+  rep.backend = p.backend.name();
+  rep.skipped = plans.skipped;
+  for (const auto& k : plans.kernels)
+    rep.kernels.push_back({k.info->name, k.replay ? "capture" : "workload", k.replay ? k.replay->dir : "",
+                           k.facts ? describeFacts(*k.facts) : "", k.notes, refusals[k.info->name], k.grid, k.block});
+  for (const auto& [name, r] : best) rep.selected[name] = {r->variant.id, r->speedup, r->variant.skills};
+  rep.variants = std::move(reports);
+  return rep;
+}
+
+// `klineage gate`: the exit code of the first hand-written variant that was not accepted.
+int gateExit(const std::vector<VariantReport>& reports) {
+  for (const auto& r : reports)
+    if (!r.variant.is_original && !accepted(r.outcome)) return gateExitCode(r.outcome);
+  return kExitOk;
+}
+
+int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, const Plans& plans,
+           const std::vector<Skill>& skills, std::vector<VariantReport>& reports,
+           std::map<std::string, std::vector<std::string>>& refusals, std::chrono::steady_clock::time_point t0) {
+  auto best = p.gpu ? selectChecked(p, plans, reports) : std::map<std::string, const VariantReport*>{};
+  const std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch()).count());
+  SelectedFiles selected;
+  if (opt.write_selection && !best.empty())
+    selected = buildSelectedSources(p, best, plans, skills, manifest, p.layout.selectedDir(gen).string());
+  Report rep = makeReport(p, plans, reports, best, refusals);
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // `klineage gate` reports beside the optimize report, never over it; the selection (what the
+  // build reads) is written last.
+  const std::string report_path = p.layout.report(!opt.write_selection).string();
+  writeJsonReport(rep, report_path);
+  if (opt.write_selection) writeSelection(p, selected, gen);
+  writeSummary(rep, report_path, p.status);
+  if (!p.gpu && (opt.require_gpu || p.cfg.require_gpu)) {
+    p.status.error("no CUDA device and KLINEAGE_REQUIRE_GPU is ON");
+    return kExitFailure;
+  }
+  if (!opt.write_selection && plans.kernels.empty() && !plans.skipped.empty()) {
+    p.status.error(plans.skipped[0].first + " was not gated: " + plans.skipped[0].second);
+    return gateExitCode(Outcome::NotRun);
+  }
+  return opt.write_selection ? kExitOk : gateExit(reports);
+}
+
+}  // namespace
+
+int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
+  const auto t0 = std::chrono::steady_clock::now();
+  TargetSetup setup = loadTargetSetup(opt.config);
+  OwnedSeams own;
+  const BuildTreeLayout layout{setup.config.out_dir};
+  Status& status = seams.status ? *seams.status : own.quiet;
+  if (!seams.compiler) own.compiler = makeProcessCompiler();
+  if (!seams.backend)
+    own.backend = seams.runner ? makeLocalBackend([r = seams.runner](int) { return borrowedRunner(*r); }, 1)
+                               : makeBackend(setup.config, layout.staging().string());
+  if (!seams.capturer) own.capturer = makeProgramCapturer();
+  Pipeline p{setup, setup.config, layout, status,
+             seams.compiler ? *seams.compiler : *own.compiler, seams.backend ? *seams.backend : *own.backend,
+             seams.capturer ? *seams.capturer : *own.capturer, {}, 1, {}, false};
+  fs::create_directories(layout.root);
+  p.status.info("klineage: optimizing target '" + p.cfg.target + "' (" + std::to_string(p.cfg.sources.size()) +
+                " CUDA sources)");
+  const Manifest manifest = extractStage(p);
+  std::vector<Skill> skills;
+  if (!opt.skip_skills) skills = loadSkills(p.cfg.skills, transformIds());
+  std::optional<Workload> workload;
+  if (p.cfg.workload) {
+    workload = loadWorkload(*p.cfg.workload);
+    validateWorkload(*workload, manifest);
+  }
+  if (!opt.extra_variant_sources.empty() && !manifest.find(opt.extra_variant_kernel))
+    throw InputError(opt.extra_variant_sources[0], 0, 0, "kernel '" + opt.extra_variant_kernel + "' is not in the manifest");
+  p.device = p.backend.probe();
+  p.gpu = p.device.available;
+  p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
+  std::map<std::string, std::vector<LaunchRecord>> captured;
+  if (!p.cfg.run_command.empty() && !p.gpu)
+    p.status.info("klineage: no CUDA device: the RUN program cannot be captured; using the workload where there is one");
+  if (!p.cfg.run_command.empty() && p.gpu) {
+    try {
+      captured = obtainCaptures(p, manifest);
+    } catch (const CaptureFailed& e) {
+      p.status.error(e.what());
+      return kExitFailure;
+    }
+  }
+  const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
+  const Plans plans = planKernels(p, manifest, workload, captured, originals.cubin, opt.only_kernel);
+  std::vector<std::unique_ptr<VariantSource>> sources;
+  if (!opt.skip_skills) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
+  if (!opt.extra_variant_sources.empty())
+    sources.push_back(makeHandWritten(opt.extra_variant_kernel, opt.extra_variant_sources));
+  std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
+  std::vector<VariantReport> reports = collectVariants(p, plans, originals, sources, refusals);
+  compileVariants(p, reports);
+  if (!p.gpu) {
+    p.status.info("klineage: no CUDA device found (" + p.device.reason + ").");
+    p.status.info("klineage: extracted, rewrote and compiled the variants; kept the original kernels (nothing was gated).");
+  } else {
+    p.status.info("klineage: gating on " + p.device.device + " (" + p.device.arch + ")" +
+                  (p.device.count > 1 ? ", " + std::to_string(p.device.count) + " at a time" : "") +
+                  (p.backend.name() == "local" ? "" : " through " + p.backend.name()));
+  }
+  gateAll(p, plans, reports, opt.repeat);
+  return finish(p, opt, manifest, plans, skills, reports, refusals, t0);
+}
+
+}  // namespace klineage

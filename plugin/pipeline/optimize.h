@@ -1,0 +1,52 @@
+// `klineage optimize` and `klineage gate`: extract -> plan -> variants -> compile -> gate ->
+// select -> selected sources and report, for one target.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+#include "gate/backend.h"
+#include "gate/config.h"
+#include "gate/gate.h"
+#include "status.h"
+
+namespace klineage {
+
+struct OptimizeOptions {
+  std::string config;
+  bool require_gpu = false;     // also from the config / KLINEAGE_REQUIRE_GPU
+  unsigned jobs = 0;            // parallel compiles (0: hardware threads)
+  std::string only_kernel;      // restrict to one kernel ("" = all)
+  // Hand-written variants of one kernel gated like the generated ones (`klineage gate`).
+  std::vector<std::string> extra_variant_sources;
+  std::string extra_variant_kernel;
+  unsigned repeat = 1;          // gate each variant this many times (fresh random inputs each)
+  bool skip_skills = false;     // with an extra variant: gate only that one
+  bool write_selection = true;
+};
+
+// The replaceable parts; unset ones are the real thing (nvcc, the config's backend over
+// klineage-runner, the CUPTI capture, a status that keeps its lines to itself).
+struct PipelineSeams {
+  Compiler* compiler = nullptr;
+  GpuBackend* backend = nullptr;
+  GpuRunner* runner = nullptr;   // with no backend: a local backend over this one runner
+  Capturer* capturer = nullptr;
+  Status* status = nullptr;
+};
+
+// Returns the process exit code: kExitOk, kExitFailure; for `klineage gate` (write_selection
+// off) the gate exit code of the first variant not passed or slower (core/outcome.h).
+int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams);
+inline int runOptimize(const OptimizeOptions& opt, Compiler* compiler = nullptr, GpuRunner* runner = nullptr) {
+  PipelineSeams s;
+  s.compiler = compiler;
+  s.runner = runner;
+  return runOptimize(opt, s);
+}
+
+// The backend a config names: local over klineage-runner, or Slurm with its options.
+std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& staging_dir);
+
+}  // namespace klineage

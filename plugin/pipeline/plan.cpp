@@ -1,0 +1,171 @@
+#include "plan.h"
+
+#include <algorithm>
+
+#include "context.h"
+#include "core/capture_facts.h"
+#include "core/launch_eval.h"
+#include "gate_jobs.h"
+
+namespace klineage {
+
+namespace {
+
+// The block size every launch uses: the gated launch's, and every launch site that clang can
+// evaluate must agree; a launch site it cannot evaluate leaves it unknown.
+std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
+  if (block.y != 1 || block.z != 1) return std::nullopt;
+  long long b = block.x;
+  for (const auto& r : recs)
+    if (r.block.x != b || r.block.y != 1 || r.block.z != 1) return std::nullopt;
+  for (const auto& l : k.launches)
+    if (!l.block_value || *l.block_value != b) return std::nullopt;
+  return b;
+}
+
+const LaunchRecord& largest(const std::vector<LaunchRecord>& recs) {
+  auto bytes = [](const LaunchRecord& r) {
+    unsigned long long b = 0;
+    for (const auto& a : r.allocations) b += a.size;
+    return b;
+  };
+  const LaunchRecord* big = &recs[0];
+  for (const auto& r : recs)
+    if (bytes(r) > bytes(*big)) big = &r;
+  return *big;
+}
+
+// Fidelity: the original, replayed, must reproduce what the program's run left in memory. Sets
+// plan.replay (and the tolerance) when it does; returns why not otherwise.
+std::string checkReplay(Pipeline& p, KernelPlan& plan, const LaunchRecord& big, const std::string& cubin) {
+  const KernelInfo& k = *plan.info;
+  if (cubin.empty()) return "the original did not compile";
+  JobBundle b;
+  b.id = k.name + "/fidelity";
+  b.job.original = {cubin, k.mangled_name, big.grid, big.block, big.shmem, std::nullopt};
+  b.job.variant = b.job.original;
+  b.job.profile.enabled = false;
+  if (plan.wk) b.job.tolerance = plan.wk->check;
+  b.job.replay = replaySpec(k, big.dir, /*check_fidelity=*/true);
+  b.job.launch_timeout_s = p.cfg.timeout_s * 3;
+  b.work_dir = p.layout.fidelityWork(k.name).string();
+  b.timeout_s = runnerProcessLimit(b.job.launch_timeout_s);
+  const Tolerance tol = b.job.tolerance;
+  RunnerResult fr = p.backend.runOne(std::move(b));
+  if (fr.status == RunStatus::Error) return "the capture cannot be replayed: " + fr.reason;
+  if (!fr.fidelity_ok || !*fr.fidelity_ok)
+    return "not replayable: " + (fr.fidelity_reason.empty() ? fr.reason : fr.fidelity_reason);
+  plan.replay = big;
+  plan.tol = tol;
+  if (fr.nondeterministic) {
+    plan.tol.atol = std::max(plan.tol.atol, fr.widened_atol);
+    plan.tol.rtol = std::max(plan.tol.rtol, fr.widened_rtol);
+    plan.notes.push_back("the original differs from itself between runs; tolerance widened to rtol " +
+                         std::to_string(plan.tol.rtol) + ", atol " + std::to_string(plan.tol.atol));
+    p.status.kernelNote(k.name, plan.notes.back());
+  }
+  return "";
+}
+
+void useCapture(Pipeline& p, KernelPlan& plan) {
+  const KernelInfo& k = *plan.info;
+  plan.scalars = factsFromRecords({*plan.replay}, k).scalars;
+  plan.facts = factsFromRecords(plan.records, k);
+  plan.facts_source = "capture";
+  plan.grid = plan.replay->grid;
+  plan.block = plan.replay->block;
+  plan.shmem = plan.replay->shmem;
+  plan.timeout_s = plan.wk && plan.wk->timeout_s ? *plan.wk->timeout_s : p.cfg.timeout_s;
+  p.status.kernelNote(k.name, "gated on its captured launch (" + describeFacts(*plan.facts) + ")");
+}
+
+void useWorkload(Pipeline& p, KernelPlan& plan) {
+  const KernelInfo& k = *plan.info;
+  plan.launch = prepareLaunch(*plan.wk, k);
+  plan.facts = deriveFacts(*plan.launch);
+  plan.facts_source = "workload";
+  plan.grid = plan.launch->grid;
+  plan.block = plan.launch->block;
+  plan.shmem = plan.launch->shmem;
+  plan.tol = plan.launch->tol;
+  plan.timeout_s = plan.launch->timeout_s;
+  plan.scalars = plan.launch->scalars;
+  // Gate the launch the program compiles: its launch site, where that evaluates.
+  std::string why;
+  auto site = commonSiteGeometry(k, plan.scalars, &why);
+  if (!site) {
+    plan.notes.push_back("launch geometry from the workload (" + why + ")");
+    return;
+  }
+  plan.site = site->first;
+  const Geometry declared{plan.grid, plan.block, plan.shmem};
+  if (site->second == declared) return;
+  plan.notes.push_back(describeLaunchSite(k, site->first) + " launches grid " + dimText(site->second.grid) + ", block " +
+                       dimText(site->second.block) + ", shmem " + std::to_string(site->second.shmem) +
+                       " for these arguments, the workload declares grid " + dimText(plan.grid) + ", block " +
+                       dimText(plan.block) + ": gated on the launch site's");
+  p.status.kernelNote(k.name, plan.notes.back());
+  plan.grid = site->second.grid;
+  plan.block = site->second.block;
+  plan.shmem = site->second.shmem;
+}
+
+// Why a kernel cannot be planned at all ("" when it can be).
+std::string unplannable(const KernelInfo& k) {
+  if (k.is_template) return "template kernel (transforms skip templates for now)";
+  if (k.in_header) return "defined in a header (" + k.range.file + "); only kernels in the target's sources are rewritten";
+  return "";
+}
+
+}  // namespace
+
+Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Workload>& workload,
+                  const std::map<std::string, std::vector<LaunchRecord>>& captured,
+                  const std::map<std::string, std::string>& original_cubin, const std::string& only_kernel) {
+  Plans out;
+  auto skip = [&](const KernelInfo& k, const std::string& why) {
+    p.status.kernelNote(k.name, "skipped: " + why);
+    out.skipped.emplace_back(k.name, why);
+  };
+  for (const auto& k : manifest.kernels) {
+    if (!only_kernel.empty() && k.name != only_kernel) continue;
+    if (std::string why = unplannable(k); !why.empty()) {
+      skip(k, why);
+      continue;
+    }
+    KernelPlan plan;
+    plan.info = &k;
+    plan.wk = workload ? workload->find(k.name) : nullptr;
+    plan.geometry_may_change = !k.launches.empty();
+    for (const auto& l : k.launches) plan.geometry_may_change &= l.in_target_sources;
+    std::string replay_problem;
+    auto cit = captured.find(k.name);
+    if (cit != captured.end() && !cit->second.empty()) {
+      plan.records = cit->second;
+      // Gate on the largest captured launch; facts must hold for every captured launch.
+      replay_problem = checkReplay(p, plan, largest(plan.records), original_cubin.at(k.range.file));
+      if (!replay_problem.empty()) p.status.kernelNote(k.name, replay_problem);
+    } else if (!captured.empty() || (!p.cfg.run_command.empty() && p.gpu)) {
+      replay_problem = "the RUN program did not launch it";
+    }
+    if (plan.replay) {
+      useCapture(p, plan);
+    } else if (plan.wk) {
+      if (!replay_problem.empty()) p.status.kernelNote(k.name, "falling back to the workload entry in " + *p.cfg.workload);
+      useWorkload(p, plan);
+    } else {
+      skip(k, !replay_problem.empty() ? replay_problem + ", and no workload entry to fall back to"
+              : workload ? "no [kernel." + k.name + "] entry in " + *p.cfg.workload + ": nothing to run it with"
+                         : "no WORKLOAD or RUN given: nothing to run it with");
+      continue;
+    }
+    if (plan.wk) plan.probes = probeLaunches(*plan.wk, k);
+    plan.block_size = commonBlockSize(k, plan.block, plan.records);
+    if (plan.notes.empty() && plan.replay && plan.records.size() > 1)
+      plan.notes.push_back(std::to_string(plan.records.size()) + " launch shapes captured; gated on the largest");
+    out.kernels.push_back(std::move(plan));
+  }
+  return out;
+}
+
+}  // namespace klineage

@@ -1,0 +1,186 @@
+#include "select.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "context.h"
+#include "core/fs.h"
+#include "gate/judge.h"
+#include "gate_jobs.h"
+#include "gate_loop.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where compute-sanitizer is: beside nvcc, else on the PATH.
+std::string sanitizerPath(const Config& cfg) {
+  const fs::path beside = fs::path(cfg.nvcc).parent_path() / "compute-sanitizer";
+  std::error_code ec;
+  return fs::exists(beside, ec) ? beside.string() : "compute-sanitizer";
+}
+
+// The winner's last checks; "" when it passed them, else why (its outcome set).
+std::string recheck(Pipeline& p, const KernelPlan& plan, const VariantReport& orig, VariantReport& r) {
+  std::string why;
+  auto job = makeJob(plan, orig, r, &why);  // it was made once already, so it is made again
+  if (!job) {
+    r.outcome = Outcome::NotRun;
+    return why;
+  }
+  const std::string wd = p.layout.gateWork(r.variant.kernel, fs::path(r.cubin).stem().string()).string();
+  JobBundle b{r.variant.id + "#recheck", *job, wd + "-recheck", runnerProcessLimit(plan.timeout_s), "", ""};
+  b.job.profile.enabled = false;
+  b.job.seeds.clear();
+  b.job.random_seeds = 2;
+  const RunnerResult checked = p.backend.runOne(b);
+  const Verdict v = judgeCheck(checked);
+  if (v.outcome != Outcome::Passed) {
+    r.outcome = v.outcome;
+    return "re-checked before keeping it, on fresh inputs: " + v.reason;
+  }
+  const unsigned probes = checked.probes_checked;
+  r.checks.push_back("re-checked on 2 fresh random input sets" +
+                     (probes ? " and " + std::to_string(probes) + " probe shape(s)" : std::string()));
+  if (p.cfg.sanitize.empty()) return "";
+  JobBundle sb = b;
+  sb.id = r.variant.id + "#sanitize";
+  sb.work_dir = wd + "-" + p.cfg.sanitize;
+  sb.job.guard_bytes = 0;  // the sanitizer sees the exact bounds of every allocation
+  sb.job.probes.clear();
+  sb.job.random_seeds = 1;
+  sb.job.launch_timeout_s *= 30;  // kernels run tens of times slower under the sanitizer
+  sb.timeout_s = runnerProcessLimit(sb.job.launch_timeout_s);
+  sb.sanitizer = sanitizerPath(p.cfg);
+  sb.tool = p.cfg.sanitize;
+  RunnerResult res = p.backend.runOne(sb);
+  if (res.status != RunStatus::Ok || res.outcome != Outcome::Passed) {
+    r.outcome = Outcome::RuntimeFailed;
+    return "compute-sanitizer --tool " + p.cfg.sanitize + ": " + res.reason;
+  }
+  r.checks.push_back("compute-sanitizer --tool " + p.cfg.sanitize + ": no error reported");
+  return "";
+}
+
+std::string relUnder(const std::string& path, const std::string& base) {
+  std::error_code ec;
+  auto rel = fs::relative(path, base, ec);
+  if (ec || rel.empty() || rel.string().rfind("..", 0) == 0)
+    return "_ext/" + fnv1a64Hex(path).substr(0, 8) + "/" + fs::path(path).filename().string();
+  return rel.string();
+}
+
+const Skill* skillById(const std::vector<Skill>& skills, const std::string& id) {
+  for (const auto& s : skills)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+// The winner re-applied on top of `o` (other winners already in it); "" or why it cannot be.
+std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& plan, const std::vector<Skill>& skills,
+                    const Manifest& manifest, Overlay& trial) {
+  const Variant& v = rep.variant;
+  if (v.skills.empty()) trial[v.kernel_file] = readFile(v.source);  // hand-written: the file as given
+  TransformFacts tf;
+  tf.block_size = plan.block_size;
+  for (const auto& sid : v.skills) {
+    const Skill* s = skillById(skills, sid);
+    StepResult st = s ? applyStep(trial, p.setup.clang_args, v.kernel_file, v.kernel, *findTransform(s->transform),
+                                  Direction::Forward, paramsOf(*s), tf)
+                      : StepResult{};
+    if (!st.applied) return "re-applying " + sid + " to " + v.kernel + " for the selected source failed: " + st.reason;
+    trial = std::move(st.overlay);
+  }
+  if (v.skills.empty() || trial.at(v.kernel_file) == readFile(v.source)) return "";
+  // Other kernels of the file were rewritten first: this kernel's code must still be exactly
+  // what was gated.
+  const auto& args = p.setup.clang_args.at(v.kernel_file);
+  Manifest a = extractManifest(manifest.target, {{v.kernel_file, args}}, trial);
+  Overlay gated = p.originals;
+  gated[v.kernel_file] = readFile(v.source);
+  Manifest b = extractManifest(manifest.target, {{v.kernel_file, args}}, gated);
+  const KernelInfo* ka = a.find(v.kernel);
+  const KernelInfo* kb = b.find(v.kernel);
+  if (!ka || !kb || ka->source_hash != kb->source_hash)
+    return "the selected source for " + v.kernel + " would differ from the gated variant";
+  return "";
+}
+
+}  // namespace
+
+std::map<std::string, const VariantReport*> selectChecked(Pipeline& p, const Plans& plans,
+                                                          std::vector<VariantReport>& reports) {
+  for (;;) {
+    std::map<std::string, const VariantReport*> best = selectBest(reports);
+    bool dropped = false;
+    for (const auto& [name, chosen] : best) {
+      VariantReport& r = reports[static_cast<size_t>(chosen - reports.data())];
+      if (r.rechecked) continue;
+      r.rechecked = true;
+      const std::string why = recheck(p, *plans.find(name), *originalOf(reports, name), r);
+      if (why.empty()) continue;
+      r.reason = why;
+      dropped = true;
+      p.status.kernelNote(name, r.variant.id + " dropped: " + why);
+    }
+    if (!dropped) return best;
+  }
+}
+
+SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, const VariantReport*>& best,
+                                   const Plans& plans, const std::vector<Skill>& skills, const Manifest& manifest,
+                                   const std::string& selected_dir) {
+  SelectedFiles result;
+  Overlay o = p.originals;
+  std::map<std::string, std::vector<std::string>> launch_edits;   // file -> kernels
+  std::map<std::string, std::vector<SelectedKernel>> kernels_in;  // file -> kernels optimized
+  for (const auto& [name, rep] : best) {
+    const KernelInfo* k = manifest.find(name);
+    const KernelPlan* plan = plans.find(name);
+    if (!k || !plan) continue;
+    const Variant& v = rep->variant;
+    Overlay trial = o;
+    std::string why = reapply(p, *rep, *plan, skills, manifest, trial);
+    const Overlay before = trial;
+    if (why.empty() && !rewriteLaunches(trial, p.setup.clang_args, name, v.geometry, &why))
+      why = "cannot rewrite the launches of " + name + ": " + why;
+    if (!why.empty()) {
+      p.status.warning(why + "; keeping the original");
+      continue;
+    }
+    for (const auto& [f, text] : trial)
+      if (before.at(f) != text) launch_edits[f].push_back(name);
+    o = std::move(trial);
+    kernels_in[v.kernel_file].push_back({name, k->source_hash, v.id, v.skills, v.geometry, rep->speedup});
+  }
+  const std::string src_root = p.layout.materializedRoot().string();
+  for (const auto& f : p.setup.originals) {
+    if (o.at(f) == p.originals.at(f)) continue;
+    SelectedSource ss;
+    ss.original = f;
+    const SourcePair* sp = p.cfg.findOriginal(f);
+    ss.selected = (fs::path(selected_dir) / relUnder(sp && !sp->materialized.empty() ? sp->materialized : f, src_root)).string();
+    ss.kernels = kernels_in[f];
+    ss.launches_rewritten_for = launch_edits[f];
+    ss.depends_on[f] = fnv1a64Hex(p.originals.at(f));
+    for (const auto& kn : ss.launches_rewritten_for)
+      if (const KernelInfo* k = manifest.find(kn)) ss.depends_on[k->range.file] = fnv1a64Hex(p.originals.at(k->range.file));
+    result.texts[f] = o.at(f);
+    result.selection.sources.push_back(ss);
+  }
+  return result;
+}
+
+void writeSelection(Pipeline& p, const SelectedFiles& files, const std::string& generation) {
+  for (const auto& s : files.selection.sources) atomicWrite(s.selected, files.texts.at(s.original));
+  atomicWrite(p.layout.selection(), nlohmann::json(files.selection).dump(2) + "\n");
+  const fs::path keep = p.layout.selectedDir(generation);
+  std::error_code ec;
+  if (fs::exists(p.layout.selectedRoot()))
+    for (const auto& e : fs::directory_iterator(p.layout.selectedRoot(), ec))
+      if (e.path() != keep) fs::remove_all(e.path(), ec);
+}
+
+}  // namespace klineage

@@ -1,0 +1,172 @@
+// The skill search: chains of skills applied one step at a time to a kernel, each step
+// re-parsed, its skill's preconditions checked on the kernel as it is then.
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "apply.h"
+#include "context.h"
+#include "core/fs.h"
+#include "variant_source.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+TransformParams paramsOf(const Skill& s) {
+  TransformParams p;
+  for (auto& [k, v] : s.params.items()) p[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return p;
+}
+
+namespace {
+
+class SubsetSearch : public SearchStrategy {
+ public:
+  std::string name() const override { return "subsets"; }
+  void reset() override { seen_.clear(); }
+  std::vector<const Skill*> next(const std::vector<const Skill*>& chain, const std::vector<Skill>& skills) override {
+    std::set<std::string> used;
+    for (auto* c : chain) used.insert(c->id);
+    std::vector<const Skill*> out;
+    for (const Skill& s : skills) {
+      if (used.count(s.id)) continue;
+      std::set<std::string> key = used;
+      key.insert(s.id);
+      if (!seen_.count(key)) out.push_back(&s);
+    }
+    return out;
+  }
+  void made(const std::vector<const Skill*>& chain) override {
+    std::set<std::string> key;
+    for (auto* c : chain) key.insert(c->id);
+    seen_.insert(key);
+  }
+
+ private:
+  std::set<std::set<std::string>> seen_;
+};
+
+struct State {
+  Overlay overlay;
+  std::vector<const Skill*> chain;
+  GeometryChange geometry;
+  KernelInfo info;
+};
+
+class SkillSearch : public VariantSource {
+ public:
+  SkillSearch(const std::vector<Skill>& skills, unsigned budget, std::unique_ptr<SearchStrategy> s)
+      : skills_(skills), budget_(budget), strategy_(std::move(s)) {}
+  std::string name() const override { return "skills (" + strategy_->name() + ")"; }
+
+  std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
+    Run run{p, plan, refusals, {}, {}, 0};
+    strategy_->reset();
+    std::vector<State> frontier{{p.originals, {}, {}, *plan.info}};
+    while (!frontier.empty() && run.made < budget_) {
+      std::vector<State> next;
+      for (const State& st : frontier)
+        for (const Skill* s : strategy_->next(st.chain, skills_)) {
+          if (run.made >= budget_) break;
+          // `made` is marked when a chain is applied, so an order that fails leaves the set to another.
+          if (auto ns = step(run, st, *s)) next.push_back(std::move(*ns));
+        }
+      frontier = std::move(next);
+    }
+    return std::move(run.reports);
+  }
+
+ private:
+  const std::vector<Skill>& skills_;
+  unsigned budget_;
+  std::unique_ptr<SearchStrategy> strategy_;
+
+  struct Run {
+    Pipeline& p;
+    const KernelPlan& plan;
+    std::vector<std::string>* refusals;
+    std::set<std::string> logged;
+    std::vector<VariantReport> reports;
+    unsigned made;
+    // Once per skill and reason: after other skills a different precondition may be the one that
+    // fails (vectorize needs a grid-stride loop first, then aligned pointers).
+    void note(const std::string& key, const std::string& line) {
+      if (!logged.insert(key).second) return;
+      p.status.kernelNote(plan.info->name, line);
+      if (refusals) refusals->push_back(line);
+    }
+  };
+
+  std::optional<State> step(Run& run, const State& st, const Skill& s) {
+    const KernelInfo& k = *run.plan.info;
+    std::string why;
+    if (!preconditionsHold(s, st.info, run.plan.facts ? &*run.plan.facts : nullptr, &why)) {
+      std::string after;
+      for (auto* c : st.chain) after += (after.empty() ? " (after " : "+") + c->id;
+      if (!after.empty()) after += ")";
+      run.note(s.id + "/" + why, "skill " + s.id + " not applicable" + after + ": " + why);
+      return std::nullopt;
+    }
+    TransformFacts tfacts;
+    tfacts.block_size = run.plan.block_size;
+    StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
+                             Direction::Forward, paramsOf(s), tfacts);
+    if (!r.applied) {
+      if (st.chain.empty())
+        run.note(s.id, "skill " + s.id + " made no edit: " + r.reason + (r.errors.empty() ? "" : " (" + r.errors[0] + ")"));
+      return std::nullopt;
+    }
+    GeometryChange g = st.geometry;
+    g.compose(r.geometry);
+    if (g.changes() && !run.plan.geometry_may_change) {
+      run.note(s.id + "/geometry", "skill " + s.id +
+                                       " needs a launch-geometry change, but the kernel is launched from outside the "
+                                       "target's sources (or no launch site was found): only geometry-preserving "
+                                       "variants are gated");
+      return std::nullopt;
+    }
+    State ns{std::move(r.overlay), st.chain, g, r.kernel_after};
+    // What describes the kernel's place in the target (launch sites, prototypes, header or not)
+    // comes from extraction of the whole target, not from re-parsing one file.
+    ns.info.launches = k.launches;
+    ns.info.declarations = k.declarations;
+    ns.info.in_header = k.in_header;
+    ns.chain.push_back(&s);
+    strategy_->made(ns.chain);
+    run.reports.push_back(write(run, ns, ++run.made));
+    return ns;
+  }
+
+  VariantReport write(Run& run, const State& ns, unsigned n) {
+    const KernelInfo& k = *run.plan.info;
+    VariantReport rep;
+    Variant& v = rep.variant;
+    v.id = k.name + "/" + std::to_string(n);
+    v.kernel = k.name;
+    v.kernel_file = k.range.file;
+    for (auto* c : ns.chain) {
+      v.skills.push_back(c->id);
+      v.transforms.push_back(c->transform);
+    }
+    v.geometry = ns.geometry;
+    v.mangled_name = ns.info.mangled_name;
+    v.diff = describeDiff(run.p.originals.at(k.range.file), ns.overlay.at(k.range.file));
+    const fs::path dir = run.p.layout.variantDir(k.name, std::to_string(n));
+    v.source = (dir / fs::path(k.range.file).filename()).string();
+    atomicWrite(v.source, ns.overlay.at(k.range.file));
+    atomicWrite(dir / "variant.json", nlohmann::json(v).dump(2) + "\n");
+    return rep;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> makeSubsetSearch() { return std::make_unique<SubsetSearch>(); }
+
+std::unique_ptr<VariantSource> makeSkillSearch(const std::vector<Skill>& skills, unsigned budget,
+                                               std::unique_ptr<SearchStrategy> strategy) {
+  return std::make_unique<SkillSearch>(skills, budget, std::move(strategy));
+}
+
+}  // namespace klineage

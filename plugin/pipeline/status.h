@@ -1,0 +1,39 @@
+// How the pipeline tells a person what it is doing, like Ninja's Status: library code prints
+// nothing itself; the command line supplies a console Status (plugin/cli/console_status.h), tests
+// a recording one.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gate/variant.h"
+
+namespace klineage {
+
+class Status {
+ public:
+  virtual ~Status() = default;
+  virtual void info(const std::string& line) = 0;            // "klineage: ..." progress lines
+  virtual void warning(const std::string& line) = 0;         // something the user should look at
+  virtual void error(const std::string& line) = 0;           // why the run fails
+  // About one kernel ("saxpy: gated on its captured launch ...").
+  virtual void kernelNote(const std::string& kernel, const std::string& line) { info("  " + kernel + ": " + line); }
+  // One variant has its outcome; `done` of `total` variants of this run have one now.
+  virtual void variantFinished(const VariantReport& r, size_t done, size_t total) = 0;
+};
+
+// Keeps every line (tests, and callers that print later).
+class RecordingStatus : public Status {
+ public:
+  std::vector<std::string> lines;
+  void info(const std::string& l) override { lines.push_back(l); }
+  void warning(const std::string& l) override { lines.push_back("warning: " + l); }
+  void error(const std::string& l) override { lines.push_back("error: " + l); }
+  void variantFinished(const VariantReport& r, size_t, size_t) override { lines.push_back("variant " + r.variant.id); }
+  bool saw(const std::string& part) const {
+    for (const auto& l : lines)
+      if (l.find(part) != std::string::npos) return true;
+    return false;
+  }
+};
+
+}  // namespace klineage

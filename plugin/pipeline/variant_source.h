@@ -1,0 +1,57 @@
+// Where variants come from. Each source writes its variants under the build tree (variants/
+// <kernel>/<name>/) and hands back reports still to be gated (or refused, with the reason).
+//   SkillSearch: the skill library, chains chosen by a SearchStrategy;
+//   HandWritten: files a person wrote (`klineage gate --variant`).
+// The lineage miner and an LLM proposer are further sources of the same shape.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/skill.h"
+#include "gate/variant.h"
+#include "plan.h"
+
+namespace klineage {
+
+struct Pipeline;
+
+class VariantSource {
+ public:
+  virtual ~VariantSource() = default;
+  virtual std::string name() const = 0;
+  // The variants of one planned kernel. `refusals` gets one line per way that did not apply.
+  virtual std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) = 0;
+};
+
+// Which chains of skills the search tries, in what order.
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+  // A new kernel's search starts: forget the chains made for the last one.
+  virtual void reset() = 0;
+  // The skills to try next on top of `chain` (the skills applied so far), in order.
+  virtual std::vector<const Skill*> next(const std::vector<const Skill*>& chain, const std::vector<Skill>& skills) = 0;
+  // `chain` was applied and made a variant.
+  virtual void made(const std::vector<const Skill*>& chain) = 0;
+};
+
+// Every set of skills once (in the first order that applies), breadth first: single skills, then
+// pairs, ... (today's search).
+std::unique_ptr<SearchStrategy> makeSubsetSearch();
+
+// At most `budget` variants per kernel, breadth first over the strategy's chains; every step is
+// re-parsed and its skill's preconditions checked on the kernel as it is then.
+std::unique_ptr<VariantSource> makeSkillSearch(const std::vector<Skill>& skills, unsigned budget,
+                                               std::unique_ptr<SearchStrategy> strategy);
+
+// Hand-written copies of the kernel's source file, each gated on its own; one whose kernel is
+// missing, whose signature changed, or that has no launch of the kernel is refused as not-run.
+std::unique_ptr<VariantSource> makeHandWritten(const std::string& kernel, const std::vector<std::string>& paths);
+
+// Why a variant's kernel cannot stand in for the original's ("" when the signatures agree;
+// names and qualifiers such as const or __restrict__ may differ).
+std::string signatureChange(const KernelInfo& orig, const KernelInfo& var);
+
+}  // namespace klineage

@@ -1,0 +1,401 @@
+// The pipeline's seams with fakes: captured launches (a fake capturer), replay and its fidelity
+// check, tolerance widening, capture reuse and invalidation, the check on every captured shape,
+// budget and geometry refusals, the guard that keeps the original when the re-applied source
+// differs from the gated one, `klineage gate`'s exit codes, and the local backend on several
+// (fake) devices.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "core/launch_record.h"
+#include "gate/backend.h"
+#include "optimize.h"
+#include "support/pipeline_project.h"
+
+using klineage::test::FakeCompiler;
+using klineage::test::Project;
+namespace fs = std::filesystem;
+using namespace klineage;
+
+namespace {
+
+std::string hexLE(unsigned long long v, unsigned bytes) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < bytes; ++i, v >>= 8) {
+    s += d[(v >> 4) & 15];
+    s += d[v & 15];
+  }
+  return s;
+}
+
+// One captured launch of saxpy(int n, float a, const float* x, float* y) with n elements.
+void writeSaxpyRecord(const fs::path& dir, unsigned n, const std::string& mangled) {
+  fs::create_directories(dir);
+  const std::string x(n * 4, '\1'), y(n * 4, '\2');
+  atomicWrite(dir / "a0.before.bin", x);
+  atomicWrite(dir / "a0.after.bin", x);
+  atomicWrite(dir / "a1.before.bin", y);
+  atomicWrite(dir / "a1.after.bin", y);
+  LaunchRecord r;
+  r.kernel = "saxpy";
+  r.mangled = mangled;
+  r.grid = {(n + 255) / 256, 1, 1};
+  r.block = {256, 1, 1};
+  const unsigned long long bx = 0x7f0000100000ull, by = 0x7f0000800000ull;
+  r.params = {{0, 0, 4, hexLE(n, 4), std::nullopt},
+              {1, 4, 4, "00000040", std::nullopt},
+              {2, 8, 8, hexLE(bx, 8), RecordedPointer{0, 0}},
+              {3, 16, 8, hexLE(by, 8), RecordedPointer{1, 0}}};
+  r.allocations = {{0, bx, n * 4ull, "a0.before.bin", "a0.after.bin", crc32Of(x.data(), x.size()), crc32Of(x.data(), x.size())},
+                   {1, by, n * 4ull, "a1.before.bin", "a1.after.bin", crc32Of(y.data(), y.size()), crc32Of(y.data(), y.size())}};
+  saveRecord(dir.string(), r);
+}
+
+// Writes a capture of two saxpy launches (n = 4096 and n = 1024) where the real one would.
+struct FakeCapturer : Capturer {
+  int calls = 0;
+  int capture(const CaptureOptions& o, CaptureSummary* out) override {
+    ++calls;
+    std::string mangled;
+    for (size_t i = 0; i < o.kernels_names.size(); ++i)
+      if (o.kernels_names[i] == "saxpy") mangled = o.kernels_mangled[i];
+    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled);
+    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1024, mangled);
+    CaptureSummary s;
+    s.command = o.command;
+    s.records = {"saxpy.0", "saxpy.1"};
+    atomicWrite(fs::path(o.out_dir) / "capture.json", nlohmann::json(s).dump(2));
+    *out = s;
+    return 0;
+  }
+};
+
+// Fidelity, variant and per-record answers a test sets.
+struct ReplayRunner : GpuRunner {
+  bool fidelity_ok = true;
+  bool nondeterministic = false;
+  std::string wrong_on_record;  // a record directory's name on which every variant is wrong
+  std::mutex m;
+  std::vector<RunnerJob> jobs;
+  DeviceProbe probe() override { return {true, "Fake GPU", "sm_90", "", 1}; }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    {
+      std::lock_guard<std::mutex> l(m);
+      jobs.push_back(job);
+    }
+    RunnerResult r;
+    if (job.replay && job.replay->check_fidelity) {
+      r.fidelity_ok = fidelity_ok;
+      r.fidelity_reason = fidelity_ok ? "" : "allocation 1 differs at byte 8";
+      r.nondeterministic = nondeterministic;
+      r.widened_rtol = nondeterministic ? 0.02 : 0;
+      r.outcome = Outcome::Passed;
+      return r;
+    }
+    if (job.replay && !wrong_on_record.empty() && fs::path(job.replay->record_dir).filename() == wrong_on_record) {
+      r.outcome = Outcome::WrongResult;
+      r.reason = "y[3]: expected 1, got 2";
+      return r;
+    }
+    r.outcome = Outcome::Passed;
+    klineage::test::setTimes(r, job.variant.grid.x < job.original.grid.x ? 1.3 : 1.05);
+    return r;
+  }
+};
+
+struct Run {
+  FakeCompiler cc;
+  FakeCapturer cap;
+  RecordingStatus status;
+  int operator()(Project& p, GpuRunner& gpu, OptimizeOptions opt = {}) {
+    opt.config = p.config;
+    PipelineSeams s;
+    s.compiler = &cc;
+    s.runner = &gpu;
+    s.capturer = &cap;
+    s.status = &status;
+    return runOptimize(opt, s);
+  }
+};
+
+const nlohmann::json* kernelEntry(const nlohmann::json& rep, const std::string& name) {
+  for (const auto& k : rep["kernels"])
+    if (k["kernel"] == name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("seams: a faithful capture is replayed and every captured shape is checked", "[pipeline][capture]") {
+  Project p(4);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 1);
+  const nlohmann::json rep = p.report();
+  const auto* saxpy = kernelEntry(rep, "saxpy");
+  REQUIRE(saxpy);
+  CHECK((*saxpy)["gated_on"] == "capture");
+  CHECK(fs::path((*saxpy)["record"].get<std::string>()).filename() == "saxpy.0");  // the largest
+  // relu was not launched by the program: it falls back to its workload entry
+  CHECK((*kernelEntry(rep, "relu"))["gated_on"] == "workload");
+  CHECK(run.status.saw("relu: falling back to the workload entry"));
+  // every saxpy variant ran on the largest launch and was then checked on the other one
+  unsigned on_big = 0, on_small = 0;
+  for (const auto& j : gpu.jobs) {
+    if (!j.replay || j.replay->check_fidelity) continue;
+    const std::string rec = fs::path(j.replay->record_dir).filename().string();
+    on_big += rec == "saxpy.0" && j.profile.enabled;
+    on_small += rec == "saxpy.1" && !j.profile.enabled;
+  }
+  CHECK(on_big >= 2);
+  CHECK(on_small == on_big);
+}
+
+TEST_CASE("seams: a variant wrong on another captured shape is rejected and named so", "[pipeline][capture]") {
+  Project p(4);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  gpu.wrong_on_record = "saxpy.1";
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  const nlohmann::json rep = p.report();
+  unsigned rejected = 0;
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["kernel"] != "saxpy" || v["variant"]["is_original"].get<bool>()) continue;
+    CHECK(v["outcome"] == "wrong-result");
+    CHECK(v["reason"].get<std::string>().find("on the captured launch") != std::string::npos);
+    ++rejected;
+  }
+  CHECK(rejected >= 2);
+  CHECK_FALSE(rep["selected"].contains("saxpy"));
+}
+
+TEST_CASE("seams: an unfaithful replay falls back to the workload; a nondeterministic one widens the tolerance",
+          "[pipeline][capture]") {
+  SECTION("unfaithful") {
+    Project p(2);
+    p.setConfig("run", {{"command", {"/bin/true"}}});
+    ReplayRunner gpu;
+    gpu.fidelity_ok = false;
+    Run run;
+    REQUIRE(run(p, gpu) == 0);
+    const nlohmann::json rep = p.report();
+    CHECK((*kernelEntry(rep, "saxpy"))["gated_on"] == "workload");
+    CHECK(run.status.saw("not replayable: allocation 1 differs at byte 8"));
+    for (const auto& j : gpu.jobs)
+      if (j.replay) CHECK(j.replay->check_fidelity);  // only the fidelity check replayed
+  }
+  SECTION("nondeterministic") {
+    Project p(2);
+    p.setConfig("run", {{"command", {"/bin/true"}}});
+    ReplayRunner gpu;
+    gpu.nondeterministic = true;
+    Run run;
+    REQUIRE(run(p, gpu) == 0);
+    const nlohmann::json rep = p.report();
+    const auto* saxpy = kernelEntry(rep, "saxpy");
+    CHECK((*saxpy)["gated_on"] == "capture");
+    CHECK((*saxpy)["notes"].dump().find("tolerance widened") != std::string::npos);
+    unsigned variant_jobs = 0;
+    for (const auto& j : gpu.jobs)
+      if (j.replay && !j.replay->check_fidelity) {
+        CHECK(j.tolerance.rtol >= 0.02);
+        ++variant_jobs;
+      }
+    CHECK(variant_jobs > 0);
+  }
+}
+
+TEST_CASE("seams: a capture is reused until a kernel's source changes, then taken again", "[pipeline][capture]") {
+  Project p(1);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 1);
+  CHECK(run.status.saw("reusing the capture in"));
+  const fs::path captures = p.root / "build/klineage/kernels/captures";
+  std::vector<fs::path> before;
+  for (const auto& e : fs::directory_iterator(captures)) before.push_back(e.path());
+  REQUIRE(before.size() == 1);
+  // a change in the kernel's code: its source hash, so the key, changes
+  std::string src = readFile(p.root / "src/saxpy.cu");
+  src.replace(src.find("a * x[i]"), 8, "x[i] * a");
+  atomicWrite(p.root / "src/saxpy.cu", src);
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 2);
+  std::vector<fs::path> after;
+  for (const auto& e : fs::directory_iterator(captures)) after.push_back(e.path());
+  REQUIRE(after.size() == 1);  // the old capture is gone
+  CHECK(after[0] != before[0]);
+  // a corrupt capture is taken again, not trusted
+  atomicWrite(after[0] / "capture.json", "{ not json");
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 3);
+  CHECK(run.status.saw("is corrupt"));
+}
+
+TEST_CASE("seams: the budget caps variants per kernel; a kernel launched from outside gets no geometry change",
+          "[pipeline]") {
+  Project p(2);
+  ReplayRunner gpu;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  nlohmann::json rep = p.report();
+  std::map<std::string, unsigned> per_kernel;
+  for (const auto& v : rep["variants"])
+    if (!v["variant"]["is_original"].get<bool>()) ++per_kernel[v["variant"]["kernel"].get<std::string>()];
+  CHECK(per_kernel["saxpy"] == 2);
+  CHECK(per_kernel["relu"] == 2);
+
+  // relu launched only from outside the target's sources (no launch site KLineage can rewrite):
+  // vectorize (grid.x / 4) is refused
+  Project q(16);
+  std::string relu = readFile(q.root / "src/relu.cu");
+  const auto at = relu.find("cudaError_t launch_relu");
+  REQUIRE(at != std::string::npos);
+  atomicWrite(q.root / "src/relu.cu", relu.substr(0, at));
+  Run run2;
+  REQUIRE(run2(q, gpu) == 0);
+  rep = q.report();
+  const std::string refused = (*kernelEntry(rep, "relu"))["skills_not_applied"].dump();
+  CHECK(refused.find("needs a launch-geometry change") != std::string::npos);
+  for (const auto& v : rep["variants"])
+    if (v["variant"]["kernel"] == "relu") CHECK(v["variant"]["geometry"]["grid_x_divisor"] == 1);
+}
+
+TEST_CASE("seams: klineage gate exits with the rejected variant's outcome code", "[pipeline][gate]") {
+  Project p(1);
+  const std::string saxpy = readFile(p.root / "src/saxpy.cu");
+  const std::string good = p.write("good.cu", saxpy);
+  const std::string other = p.write("other.cu", saxpy + "\n// another copy\n");
+  struct Verdicts : ReplayRunner {
+    Outcome second = Outcome::Passed;
+    int n = 0;
+    RunnerResult run(const RunnerJob& job, const std::string& wd, double t) override {
+      RunnerResult r = ReplayRunner::run(job, wd, t);
+      if (job.variant.cubin.find("other") != std::string::npos && job.profile.enabled) {
+        r.outcome = second;
+        r.reason = "as the test says";
+      }
+      return r;
+    }
+  };
+  for (auto [o, code] : std::vector<std::pair<Outcome, int>>{{Outcome::Passed, 0},
+                                                              {Outcome::WrongResult, 10},
+                                                              {Outcome::RuntimeFailed, 11},
+                                                              {Outcome::Timeout, 12}}) {
+    Verdicts gpu;
+    gpu.second = o;
+    OptimizeOptions opt;
+    opt.extra_variant_kernel = "saxpy";
+    opt.only_kernel = "saxpy";
+    opt.extra_variant_sources = {good, other};
+    opt.skip_skills = true;
+    opt.write_selection = false;
+    Run run;
+    INFO(outcomeName(o));
+    CHECK(run(p, gpu, opt) == code);
+    CHECK(gateExitCode(o) == code);
+  }
+  // a variant whose kernel changed its signature is not-run: 14
+  std::string changed = saxpy;
+  changed.replace(changed.find("int n"), 5, "long n");
+  const std::string bad = p.write("bad.cu", changed);
+  ReplayRunner gpu;
+  OptimizeOptions opt;
+  opt.extra_variant_kernel = "saxpy";
+  opt.only_kernel = "saxpy";
+  opt.extra_variant_sources = {bad};
+  opt.skip_skills = true;
+  opt.write_selection = false;
+  Run run;
+  CHECK(run(p, gpu, opt) == 14);
+}
+
+TEST_CASE("seams: the local backend gates on every device at once, one job per device", "[pipeline][backend]") {
+  struct Slow : GpuRunner {
+    std::atomic<int>* now;
+    std::atomic<int>* peak;
+    int device;
+    DeviceProbe probe() override { return {true, "Fake GPU", "sm_90", "", 3}; }
+    RunnerResult run(const RunnerJob&, const std::string&, double) override {
+      int n = ++*now;
+      for (int p = *peak; n > p && !peak->compare_exchange_weak(p, n);) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      --*now;
+      RunnerResult r;
+      r.outcome = Outcome::Passed;
+      r.device = "fake " + std::to_string(device);
+      return r;
+    }
+  };
+  std::atomic<int> now{0}, peak{0};
+  std::vector<int> made;
+  auto backend = makeLocalBackend([&](int d) {
+    made.push_back(d);
+    auto r = std::make_unique<Slow>();
+    r->now = &now;
+    r->peak = &peak;
+    r->device = d;
+    return r;
+  });
+  CHECK(backend->probe().count == 3);
+  CHECK(made == std::vector<int>{-1, 0, 1, 2});  // one to probe, then one per device
+  std::set<std::string> devices;
+  unsigned submitted = 0, finished = 0;
+  while (finished < 12) {
+    while (submitted < 12 && backend->canRunMore()) {
+      JobBundle b;
+      b.id = std::to_string(submitted++);
+      backend->submit(b);
+    }
+    devices.insert(backend->wait().result.device);
+    ++finished;
+  }
+  CHECK(peak == 3);                 // never more than one job per device
+  CHECK(devices.size() == 3);       // and every device used
+  CHECK(backend->running() == 0);
+}
+
+TEST_CASE("seams: a job bundle carries every file its job reads, with paths inside it", "[pipeline][backend]") {
+  const fs::path dir = fs::temp_directory_path() / ("klineage-bundle-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  writeSaxpyRecord(dir / "rec", 256, "_Z5saxpyifPKfPf");
+  atomicWrite(dir / "o.cubin", "original cubin");
+  atomicWrite(dir / "v.cubin", "variant cubin");
+  JobBundle b;
+  b.id = "saxpy/1";
+  b.job.original.cubin = (dir / "o.cubin").string();
+  b.job.variant.cubin = (dir / "v.cubin").string();
+  b.job.replay = ReplaySpec{};
+  b.job.replay->record_dir = (dir / "rec").string();
+  CHECK(b.files().size() == 3);
+  REQUIRE(packBundle(b, (dir / "b.tar").string()).empty());
+  fs::create_directories(dir / "x");
+  REQUIRE(std::system(("tar -xf " + (dir / "b.tar").string() + " -C " + (dir / "x").string()).c_str()) == 0);
+  const RunnerJob j = nlohmann::json::parse(readFile(dir / "x/job.json")).get<RunnerJob>();
+  CHECK(j.original.cubin == "original.cubin");
+  CHECK(j.variant.cubin == "variant.cubin");
+  CHECK(j.replay->record_dir == "record");
+  CHECK(readFile(dir / "x/original.cubin") == "original cubin");
+  CHECK(readFile(dir / "x/variant.cubin") == "variant cubin");
+  // the record travels whole and still verifies
+  CHECK(loadRecord((dir / "x/record").string()).allocations.size() == 2);
+  // nothing in the job names the submitting machine's directory
+  CHECK(readFile(dir / "x/job.json").find(dir.string()) == std::string::npos);
+  fs::remove_all(dir);
+}
