@@ -27,6 +27,9 @@ Commands
                       [TIMEOUT <seconds>]
                       [REQUIRE_GPU]
                       [SANITIZE memcheck|racecheck|synccheck]
+                      [BACKEND local|slurm]
+                      [SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>]
+                      [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] [SLURM_ARGS <arg>...]
                       [RUN <target-or-command> [ARGS <arg>...]])
 
   Call it after the target's sources are known (after ``add_library()`` /
@@ -75,6 +78,23 @@ Commands
     that tool (from the CUDA toolkit beside ``nvcc``, else on the ``PATH``); any error
     it reports rejects the variant and the next best is checked the same way.
     ``KLINEAGE_SANITIZE`` sets a default for every target.
+
+  ``BACKEND local|slurm``
+    Where the gate's runner jobs run. ``local`` (the default): every CUDA device of
+    this machine, one job per device at a time, so a machine with several GPUs (of the
+    architecture of device 0) gates several variants at once. ``slurm``: each job is
+    packed into a bundle (the job, both cubins, the captured launch) and sent to
+    ``srun`` on its standard input; the Slurm job unpacks it on the node and runs
+    ``klineage-runner`` there, so no shared file system is needed.
+    ``KLINEAGE_BACKEND`` sets a default for every target.
+
+  ``SLURM_PARTITION``, ``SLURM_ACCOUNT``, ``SLURM_GRES``, ``SLURM_RUNNER``, ``SLURM_MAX_JOBS``, ``SLURM_ARGS``
+    For ``BACKEND slurm``: ``srun --partition``/``--account``/``--gres`` (default
+    ``gpu:1``; empty for none), the ``klineage-runner`` on the compute nodes (default
+    ``klineage-runner`` on their ``PATH``), how many jobs are in flight at once (4),
+    and more ``srun`` arguments. Defaults from ``KLINEAGE_SLURM_PARTITION``,
+    ``KLINEAGE_SLURM_ACCOUNT``, ``KLINEAGE_SLURM_GRES``, ``KLINEAGE_SLURM_RUNNER``,
+    ``KLINEAGE_SLURM_MAX_JOBS``.
 
   ``RUN <target-or-command> [ARGS <arg>...]``
     Gate the kernels on the launches a program of the project really makes
@@ -144,6 +164,13 @@ option(KLINEAGE_REQUIRE_GPU
   OFF)
 set(KLINEAGE_SANITIZE "" CACHE STRING
   "compute-sanitizer tool every winning variant is run under before it is kept: memcheck, racecheck, synccheck or empty")
+set(KLINEAGE_BACKEND "local" CACHE STRING "Where gate jobs run: local (this machine's GPUs) or slurm (srun)")
+set_property(CACHE KLINEAGE_BACKEND PROPERTY STRINGS local slurm)
+set(KLINEAGE_SLURM_PARTITION "" CACHE STRING "srun --partition for BACKEND slurm")
+set(KLINEAGE_SLURM_ACCOUNT "" CACHE STRING "srun --account for BACKEND slurm")
+set(KLINEAGE_SLURM_GRES "gpu:1" CACHE STRING "srun --gres for BACKEND slurm (empty: none)")
+set(KLINEAGE_SLURM_RUNNER "klineage-runner" CACHE STRING "klineage-runner on the Slurm compute nodes")
+set(KLINEAGE_SLURM_MAX_JOBS "4" CACHE STRING "Slurm jobs in flight at once for BACKEND slurm")
 
 # The package configuration file sets these before including this module; keep them globally so
 # that klineage_optimize() also finds them in directories where the variables are not visible.
@@ -275,8 +302,8 @@ endfunction()
 
 function(klineage_optimize target)
   set(options REQUIRE_GPU)
-  set(one WORKLOAD BUDGET TIMEOUT SANITIZE)
-  set(multi SKILLS RUN ARGS)
+  set(one WORKLOAD BUDGET TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS)
+  set(multi SKILLS RUN ARGS SLURM_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
   set(fn "klineage_optimize(${target})")
 
@@ -285,8 +312,9 @@ function(klineage_optimize target)
     message(FATAL_ERROR
       "${fn}: unknown arguments: ${unknown}\n"
       "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] "
-      "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] "
-      "[RUN <target-or-command> [ARGS <arg>...]])")
+      "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] [BACKEND local|slurm] "
+      "[SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>] [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] "
+      "[SLURM_ARGS <arg>...] [RUN <target-or-command> [ARGS <arg>...]])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     list(JOIN arg_KEYWORDS_MISSING_VALUES ", " missing)
@@ -406,6 +434,30 @@ function(klineage_optimize target)
   if(NOT sanitize STREQUAL "" AND NOT sanitize MATCHES "^(memcheck|racecheck|synccheck)$")
     message(FATAL_ERROR "${fn}: SANITIZE must be memcheck, racecheck or synccheck, got '${sanitize}'")
   endif()
+
+  set(backend "${KLINEAGE_BACKEND}")
+  if(DEFINED arg_BACKEND)
+    set(backend "${arg_BACKEND}")
+  endif()
+  if(NOT backend MATCHES "^(local|slurm)$")
+    message(FATAL_ERROR "${fn}: BACKEND must be local or slurm, got '${backend}'")
+  endif()
+  foreach(k IN ITEMS PARTITION ACCOUNT GRES RUNNER MAX_JOBS)
+    set(slurm_${k} "${KLINEAGE_SLURM_${k}}")
+    if(DEFINED arg_SLURM_${k})
+      set(slurm_${k} "${arg_SLURM_${k}}")
+    endif()
+    if(NOT backend STREQUAL "slurm" AND DEFINED arg_SLURM_${k})
+      message(FATAL_ERROR "${fn}: SLURM_${k} needs BACKEND slurm")
+    endif()
+  endforeach()
+  if(NOT slurm_MAX_JOBS MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "${fn}: SLURM_MAX_JOBS must be a positive integer, got '${slurm_MAX_JOBS}'")
+  endif()
+  foreach(k IN ITEMS PARTITION ACCOUNT GRES RUNNER)
+    _klineage_json_string(j_slurm_${k} "${slurm_${k}}")
+  endforeach()
+  _klineage_json_string_array(j_slurm_args "    " ${arg_SLURM_ARGS})
 
   if(arg_REQUIRE_GPU OR KLINEAGE_REQUIRE_GPU)
     set(require_gpu true)
@@ -563,7 +615,10 @@ function(klineage_optimize target)
     "  \"require_gpu\": ${require_gpu},\n"
     "  \"sanitize\": \"${sanitize}\",\n"
     "  \"runner\": ${j_runner},\n"
-    "  \"nvcc\": ${j_nvcc},\n")
+    "  \"nvcc\": ${j_nvcc},\n"
+    "  \"backend\": \"${backend}\",\n"
+    "  \"slurm\": {\"partition\": ${j_slurm_PARTITION}, \"account\": ${j_slurm_ACCOUNT}, \"gres\": ${j_slurm_GRES}, "
+    "\"runner\": ${j_slurm_RUNNER}, \"max_jobs\": ${slurm_MAX_JOBS}, \"args\": ${j_slurm_args}},\n")
   set_property(GLOBAL PROPERTY _KLINEAGE_TARGET_${target} ON)
   set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_HEAD_${target} "${head}")
   set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_PATH_${target} "${config}")
