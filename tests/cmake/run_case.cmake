@@ -85,6 +85,8 @@ set(error_cases
   "bad_budget=BUDGET must be a positive integer, got 'many'"
   "args_without_run=ARGS given without RUN"
   "bad_sanitize=SANITIZE must be memcheck, racecheck or synccheck, got 'asan'"
+  "bad_backend=BACKEND must be local or slurm, got 'pbs'"
+  "slurm_without_backend=SLURM_PARTITION needs BACKEND slurm"
   "twice=klineage_optimize\\(\\) was already called for 'k'")
 set(expected_error "")
 foreach(e IN LISTS error_cases)
@@ -93,13 +95,13 @@ foreach(e IN LISTS error_cases)
   endif()
 endforeach()
 
-if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize")
+if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
             "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
             "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize")
+  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm")
     if(NOT rc EQUAL 0)
       fail("configure failed:\n${out}")
     endif()
@@ -112,6 +114,22 @@ if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize")
       expect_equal("config.json sanitize" "${tool}" "racecheck")
     else()
       expect_equal("config.json sanitize" "${tool}" "")
+    endif()
+    string(JSON backend GET "${cfg}" backend)
+    if(CASE STREQUAL "backend_slurm")
+      expect_equal("config.json backend" "${backend}" "slurm")
+      string(JSON v GET "${cfg}" slurm partition)
+      expect_equal("config.json slurm.partition" "${v}" "gpu")
+      string(JSON v GET "${cfg}" slurm account)
+      expect_equal("config.json slurm.account" "${v}" "proj")
+      string(JSON v GET "${cfg}" slurm max_jobs)
+      expect_equal("config.json slurm.max_jobs" "${v}" "8")
+      string(JSON v GET "${cfg}" slurm args 0)
+      expect_equal("config.json slurm.args" "${v}" "--qos=high")
+      string(JSON v GET "${cfg}" slurm gres)
+      expect_equal("config.json slurm.gres (default)" "${v}" "gpu:1")
+    else()
+      expect_equal("config.json backend" "${backend}" "local")
     endif()
   else()
     if(rc EQUAL 0)
