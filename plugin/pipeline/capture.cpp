@@ -87,150 +87,171 @@ std::string findCaptureLibrary() {
   return "";
 }
 
-int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
-  Status& st = *opt.status;
-  auto error = [&](const std::string& m) { st.error("capture: " + m); };
-  if (opt.command.empty()) {
-    error("no program to run (give its command line)");
-    return kExitBadInput;
-  }
-  if (opt.out_dir.empty()) {
-    error("no output directory");
-    return kExitBadInput;
-  }
-  std::string lib = opt.library.empty() ? findCaptureLibrary() : opt.library;
-  std::error_code ec;
-  if (lib.empty() || !fs::is_regular_file(lib, ec)) {
-    error(lib.empty() ? std::string("cannot find ") + kLibraryName + " next to the klineage executable; set KLINEAGE_CAPTURE_LIBRARY"
-                      : "the capture library " + lib + " does not exist");
-    return kExitFailure;
-  }
-  lib = fs::absolute(lib).lexically_normal().string();
+namespace {
 
-  fs::path dest = fs::absolute(opt.out_dir).lexically_normal();
-  if (dest.filename().empty()) dest = dest.parent_path();  // "dir/"
-  fs::path parent = dest.parent_path();
-  std::string pid = std::to_string(::getpid());
-  fs::path tmp = parent / ("." + dest.filename().string() + ".capturing." + pid);
+// What one capture run left: the summary, whether the library loaded, what it reported.
+struct CaptureRun {
   CaptureSummary s;
-  s.command = opt.command;
-  s.log = "capture.log";
-  s.kernels_expected = opt.kernels_mangled;
   ProcessResult pr;
   bool loaded = false;
   std::vector<std::string> errors;
+};
+
+// Runs the program with the capture library into `tmp`: kernels.txt, capture.log, the records.
+void runProgram(const CaptureOptions& opt, const std::string& lib, const fs::path& tmp, CaptureRun& run) {
+  std::string list;
+  for (size_t i = 0; i < opt.kernels_mangled.size(); ++i) {
+    list += opt.kernels_mangled[i];
+    if (i < opt.kernels_names.size() && !opt.kernels_names[i].empty()) list += "\t" + opt.kernels_names[i];
+    list += "\n";
+  }
+  const fs::path kernels_file = tmp / "kernels.txt";
+  atomicWrite(kernels_file, list);
+  const std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + lib, "KLINEAGE_CAPTURE_DIR=" + tmp.string(),
+                                        "KLINEAGE_CAPTURE_KERNELS=" + kernels_file.string(),
+                                        "KLINEAGE_CAPTURE_MAX_SHAPES=" + std::to_string(opt.max_shapes),
+                                        "KLINEAGE_CAPTURE_MAX_BYTES=" + std::to_string(opt.max_bytes)};
+  opt.status->info("klineage: capture: running " + commandLine(opt.command));
+  run.pr = runProcess(opt.command, opt.timeout_s, "", env);
+  atomicWrite(tmp / run.s.log, run.pr.output);
+}
+
+// Reads what the library saw, keeps the complete records (a launch directory without
+// record.json, the program having ended between the two snapshots, goes) and writes capture.json.
+void collect(const fs::path& tmp, CaptureRun& run) {
+  CaptureSummary& s = run.s;
+  // seen.json is written when the library loads and kept up to date.
+  const fs::path seen = tmp / "seen.json";
+  if (fs::exists(seen)) {
+    run.loaded = true;
+    try {
+      auto j = nlohmann::json::parse(readFile(seen));
+      s.kernels_seen = j.value("kernels_seen", std::vector<std::string>{});
+      s.skipped = j.value("skipped", std::vector<std::string>{});
+      run.errors = j.value("errors", std::vector<std::string>{});
+      for (const auto& e : run.errors) s.skipped.push_back("(capture stopped) " + e);
+    } catch (const std::exception& e) {
+      run.errors.push_back(seen.string() + ": " + e.what());
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(tmp)) {
+    if (!entry.is_directory()) continue;
+    try {
+      LaunchRecord r = loadRecord(entry.path().string(), false);
+      s.records.push_back(entry.path().filename().string());
+      for (const auto& a : r.allocations) s.bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() ? 0 : a.size);
+    } catch (const std::exception&) {
+      fs::remove_all(entry.path());
+    }
+  }
+  std::sort(s.records.begin(), s.records.end());
+  const ProcessResult& pr = run.pr;
+  s.exit_code = !pr.started || pr.timed_out ? -1 : pr.signaled ? 128 + pr.signal : pr.exit_code;
+  atomicWrite(tmp / "capture.json", nlohmann::json(s).dump(2) + "\n");
+}
+
+// Replaces the previous capture whole.
+void replaceCapture(const fs::path& tmp, const fs::path& dest, const std::string& pid) {
+  if (!fs::exists(dest)) return fs::rename(tmp, dest);
+  const fs::path old = dest.parent_path() / ("." + dest.filename().string() + ".old." + pid);
+  fs::remove_all(old);
+  fs::rename(dest, old);
+  fs::rename(tmp, dest);
+  fs::remove_all(old);
+}
+
+// Why a run that recorded nothing recorded nothing; the exit code to return.
+int explainNothing(const CaptureOptions& opt, const CaptureRun& run, const std::string& lib, const std::string& log) {
+  auto error = [&](const std::string& m) { opt.status->error("capture: " + m); };
+  const CaptureSummary& s = run.s;
+  if (!run.loaded) {
+    error("the program did not load the capture library " + lib +
+          " (it never initialized CUDA, or the CUDA driver ignored CUDA_INJECTION64_PATH); see " + log);
+    return kExitCaptureNoKernels;
+  }
+  if (!run.errors.empty()) {
+    error("the capture library recorded nothing: " + joined(run.errors, "; "));
+    return kExitCaptureNoKernels;
+  }
+  std::set<std::string> expected(opt.kernels_mangled.begin(), opt.kernels_mangled.end());
+  std::vector<std::string> listed_seen;
+  for (const auto& k : s.kernels_seen)
+    if (expected.count(k)) listed_seen.push_back(shortName(k));
+  if (!listed_seen.empty()) {
+    error("the program launched " + joined(listed_seen) + " but no launch could be recorded" +
+          (s.skipped.empty() ? std::string() : ": " + joined(s.skipped, "; ")));
+    return kExitCaptureNoKernels;
+  }
+  std::vector<std::string> names, launched;
+  for (size_t i = 0; i < opt.kernels_mangled.size(); ++i)
+    names.push_back(i < opt.kernels_names.size() && !opt.kernels_names[i].empty() ? opt.kernels_names[i]
+                                                                                  : shortName(opt.kernels_mangled[i]));
+  for (const auto& k : s.kernels_seen) launched.push_back(shortName(k));
+  error("the program launched none of the target's kernels; the manifest lists: " + (names.empty() ? "(none)" : joined(names)) +
+        "; the program launched: " + (launched.empty() ? "no kernels" : joined(launched)));
+  return kExitCaptureNoKernels;
+}
+
+// The library: KLINEAGE_CAPTURE_LIBRARY or the installed one; "" (and the error said) if none.
+std::string captureLibrary(const CaptureOptions& opt) {
+  std::string lib = opt.library.empty() ? findCaptureLibrary() : opt.library;
+  std::error_code ec;
+  if (lib.empty() || !fs::is_regular_file(lib, ec)) {
+    opt.status->error(std::string("capture: ") +
+                      (lib.empty() ? std::string("cannot find ") + kLibraryName +
+                                         " next to the klineage executable; set KLINEAGE_CAPTURE_LIBRARY"
+                                   : "the capture library " + lib + " does not exist"));
+    return "";
+  }
+  return fs::absolute(lib).lexically_normal().string();
+}
+
+}  // namespace
+
+int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
+  Status& st = *opt.status;
+  if (opt.command.empty() || opt.out_dir.empty()) {
+    st.error(opt.command.empty() ? "capture: no program to run (give its command line)" : "capture: no output directory");
+    return kExitBadInput;
+  }
+  const std::string lib = captureLibrary(opt);
+  if (lib.empty()) return kExitFailure;
+  fs::path dest = fs::absolute(opt.out_dir).lexically_normal();
+  if (dest.filename().empty()) dest = dest.parent_path();  // "dir/"
+  const std::string pid = std::to_string(::getpid());
+  const fs::path tmp = dest.parent_path() / ("." + dest.filename().string() + ".capturing." + pid);
+  CaptureRun run;
+  run.s.command = opt.command;
+  run.s.log = "capture.log";
+  run.s.kernels_expected = opt.kernels_mangled;
   try {
-    fs::create_directories(parent);
+    fs::create_directories(dest.parent_path());
     fs::remove_all(tmp);
     fs::create_directories(tmp);
-
-    std::string list;
-    for (size_t i = 0; i < opt.kernels_mangled.size(); ++i) {
-      list += opt.kernels_mangled[i];
-      if (i < opt.kernels_names.size() && !opt.kernels_names[i].empty()) list += "\t" + opt.kernels_names[i];
-      list += "\n";
-    }
-    fs::path kernels_file = tmp / "kernels.txt";
-    atomicWrite(kernels_file, list);
-
-    std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + lib,
-                                    "KLINEAGE_CAPTURE_DIR=" + tmp.string(),
-                                    "KLINEAGE_CAPTURE_KERNELS=" + kernels_file.string(),
-                                    "KLINEAGE_CAPTURE_MAX_SHAPES=" + std::to_string(opt.max_shapes),
-                                    "KLINEAGE_CAPTURE_MAX_BYTES=" + std::to_string(opt.max_bytes)};
-    st.info("klineage: capture: running " + commandLine(opt.command));
-    pr = runProcess(opt.command, opt.timeout_s, "", env);
-    atomicWrite(tmp / s.log, pr.output);
-
-    // What the library saw (seen.json is written when it loads and kept up to date).
-    fs::path seen = tmp / "seen.json";
-    if (fs::exists(seen)) {
-      loaded = true;
-      try {
-        auto j = nlohmann::json::parse(readFile(seen));
-        s.kernels_seen = j.value("kernels_seen", std::vector<std::string>{});
-        s.skipped = j.value("skipped", std::vector<std::string>{});
-        errors = j.value("errors", std::vector<std::string>{});
-        for (const auto& e : errors) s.skipped.push_back("(capture stopped) " + e);
-      } catch (const std::exception& e) {
-        errors.push_back(seen.string() + ": " + e.what());
-      }
-    }
-    // Complete records stay; a launch directory without record.json (the program ended between
-    // the two snapshots) goes.
-    for (const auto& entry : fs::directory_iterator(tmp)) {
-      if (!entry.is_directory()) continue;
-      try {
-        LaunchRecord r = loadRecord(entry.path().string(), false);
-        s.records.push_back(entry.path().filename().string());
-        for (const auto& a : r.allocations) s.bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() ? 0 : a.size);
-      } catch (const std::exception&) {
-        fs::remove_all(entry.path());
-      }
-    }
-    std::sort(s.records.begin(), s.records.end());
-    s.exit_code = !pr.started || pr.timed_out ? -1 : pr.signaled ? 128 + pr.signal : pr.exit_code;
-    atomicWrite(tmp / "capture.json", nlohmann::json(s).dump(2) + "\n");
-
-    // Replace the previous capture whole.
-    if (fs::exists(dest)) {
-      fs::path old = parent / ("." + dest.filename().string() + ".old." + pid);
-      fs::remove_all(old);
-      fs::rename(dest, old);
-      fs::rename(tmp, dest);
-      fs::remove_all(old);
-    } else {
-      fs::rename(tmp, dest);
-    }
+    runProgram(opt, lib, tmp, run);
+    collect(tmp, run);
+    replaceCapture(tmp, dest, pid);
   } catch (const std::exception& e) {
-    error(e.what());
+    st.error(std::string("capture: ") + e.what());
+    std::error_code ec;
     fs::remove_all(tmp, ec);
     return kExitFailure;
   }
+  const CaptureSummary& s = run.s;
   if (out) *out = s;
-
-  std::string log = (dest / s.log).string();
+  const std::string log = (dest / s.log).string();
+  const ProcessResult& pr = run.pr;
   if (!pr.started || pr.timed_out || pr.signaled || pr.exit_code != 0) {
-    error("the program " + (pr.started ? std::string(pr.timed_out ? "was killed: " : "failed: ") + pr.describe()
-                                       : pr.describe()) +
-          ": " + commandLine(opt.command));
+    st.error("capture: the program " +
+             (pr.started ? std::string(pr.timed_out ? "was killed: " : "failed: ") + pr.describe() : pr.describe()) + ": " +
+             commandLine(opt.command));
     std::vector<std::string> tail = lastLines(pr.output, 40);
-    if (!tail.empty()) {
-      st.error("capture: the last " + std::to_string(tail.size()) + " lines of its output (all of it: " + log + "):");
-      for (const auto& l : tail) st.error("  | " + l);
-    }
+    if (!tail.empty()) st.error("capture: the last " + std::to_string(tail.size()) + " lines of its output (all of it: " + log + "):");
+    for (const auto& l : tail) st.error("  | " + l);
     return kExitCaptureProgramFailed;
   }
-  if (s.records.empty()) {
-    if (!loaded) {
-      error("the program did not load the capture library " + lib +
-            " (it never initialized CUDA, or the CUDA driver ignored CUDA_INJECTION64_PATH); see " + log);
-      return kExitCaptureNoKernels;
-    }
-    if (!errors.empty()) {
-      error("the capture library recorded nothing: " + joined(errors, "; "));
-      return kExitCaptureNoKernels;
-    }
-    std::set<std::string> expected(opt.kernels_mangled.begin(), opt.kernels_mangled.end());
-    std::vector<std::string> listed_seen;
-    for (const auto& k : s.kernels_seen)
-      if (expected.count(k)) listed_seen.push_back(shortName(k));
-    if (!listed_seen.empty()) {
-      error("the program launched " + joined(listed_seen) + " but no launch could be recorded" +
-            (s.skipped.empty() ? std::string() : ": " + joined(s.skipped, "; ")));
-      return kExitCaptureNoKernels;
-    }
-    std::vector<std::string> names;
-    for (size_t i = 0; i < opt.kernels_mangled.size(); ++i)
-      names.push_back(i < opt.kernels_names.size() && !opt.kernels_names[i].empty() ? opt.kernels_names[i]
-                                                                                    : shortName(opt.kernels_mangled[i]));
-    std::vector<std::string> launched;
-    for (const auto& k : s.kernels_seen) launched.push_back(shortName(k));
-    error("the program launched none of the target's kernels; the manifest lists: " + (names.empty() ? "(none)" : joined(names)) +
-          "; the program launched: " + (launched.empty() ? "no kernels" : joined(launched)));
-    return kExitCaptureNoKernels;
-  }
-  for (const auto& e : errors) st.warning("capture: the capture library stopped recording: " + e);
+  if (s.records.empty()) return explainNothing(opt, run, lib, log);
+  for (const auto& e : run.errors) st.warning("capture: the capture library stopped recording: " + e);
   for (const auto& m : s.skipped) st.info("klineage: capture: skipped " + m);
   st.info("klineage: capture: " + std::to_string(s.records.size()) + " launch" + (s.records.size() == 1 ? "" : "es") +
           " recorded (" + std::to_string(s.bytes) + " bytes) in " + dest.string() + "; the program's output is in " + log);
