@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU check in one run, for a machine with a CUDA device (the device machine): the runner,
 # replay and capture test scripts, the capture benchmark, and the examples through `ninja optimize`.
+# Exits 1 when a part fails (each part asserts the outcomes it expects).
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
 #   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
 #          mutants (default: all)
@@ -12,6 +13,7 @@ parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workl
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 runner="$prefix/bin/klineage-runner"; lib="$prefix/lib/libklineage_capture.so"
 cd "$root"
+failed_parts=()
 run() {
   local name=$1; shift
   echo "=== $name"
@@ -20,6 +22,8 @@ run() {
   local rc=$?
   tail -n "${TAIL:-30}" "$out/$name.log"
   echo "=== $name: rc=$rc ($((SECONDS - t0)) s)"
+  # 77 is a script's "skipped: ..."; anything else non-zero is a failed part
+  if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then failed_parts+=("$name"); fi
   cat "$out/$name.log" >> "$out/all.log"; rm -f "$out/$name.log"
 }
 example() {  # <name> <source dir> <build dir> [cmake args...]
@@ -50,3 +54,8 @@ for p in $parts; do
     *) echo "unknown part $p" ;;
   esac
 done
+if [ ${#failed_parts[@]} -gt 0 ]; then
+  echo "gpu-check: failed: ${failed_parts[*]}"
+  exit 1
+fi
+echo "gpu-check: every part passed (or was skipped)"

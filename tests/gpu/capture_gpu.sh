@@ -13,12 +13,7 @@ rm -rf "$work" && mkdir -p "$work"
 prog=$work/capture_prog
 "$nvcc" -arch="sm_$sm" -O2 -o "$prog" "$src" -lcuda || { echo "FAIL: nvcc could not compile $src"; exit 1; }
 
-failures=0
-check() {  # check <description> <command...>
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # check, val, is
 
 printf '_Z5saxpyifPKfPf\tsaxpy\n_Z8axpy_drvifPKfPf\taxpy_drv\n_Z8saxpy_exifPKfPf\tsaxpy_ex\n' >"$work/kernels.txt"
 

@@ -21,17 +21,8 @@ cubin=$work/replay.cubin
 n=1048576
 block=256
 grid=$(( (n + block - 1) / block ))
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # check, val, is
 
-check() {  # check <description> <condition...>
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
-# val <result.json> <python expression over d>: prints it
-val() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
-# is <result.json> <python condition over d>
-is() { test "$(val "$1" "bool($2)")" = True; }
 
 profiled='{"enabled": true, "warmup": 3, "min_runs": 20, "min_ms": 20, "max_runs": 500, "flush_bytes": 0}'
 noprofile='{"enabled": false}'

@@ -14,13 +14,8 @@ cubin=$work/kernels.cubin
 n=1048576
 block=256
 grid=$(( (n + block - 1) / block ))
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # check, val, is
 
-check() {  # check <description> <condition...>
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 field() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2- | tr -d '"'; }
 
 # job <file> <original fn> <original grid> <variant fn> <variant grid> <params json> [profile json]
