@@ -33,15 +33,9 @@ namespace {
   throw InputError(file, src.begin.line, src.begin.column, msg);
 }
 
-// Rejects keys outside `allowed`: a misspelt key would otherwise be silently ignored.
 void checkKeys(const std::string& file, const toml::table& t, const std::vector<std::string>& allowed,
                const std::string& where) {
-  for (auto&& [key, node] : t) {
-    (void)node;
-    if (std::find(allowed.begin(), allowed.end(), std::string(key.str())) == allowed.end())
-      failAt(file, key.source(), "unknown key '" + std::string(key.str()) + "' in " + where +
-                                     "; expected one of: " + joinNames(allowed));
-  }
+  checkTomlKeys(file, t, allowed, where);
 }
 
 WorkloadExpr readExpr(const std::string& file, const toml::node& n, const std::string& label) {
@@ -340,18 +334,7 @@ Dim3 evalDims(const WorkloadKernel& wk, const std::vector<WorkloadExpr>& dims, c
 }  // namespace
 
 Workload loadWorkload(const std::string& path) {
-  std::string content;
-  try {
-    content = readFile(path);
-  } catch (const std::exception& e) {
-    throw InputError(path, 0, 0, std::string("cannot read the workload file: ") + e.what());
-  }
-  toml::table root;
-  try {
-    root = toml::parse(content, path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, e.source().begin.line, e.source().begin.column, std::string(e.description()));
-  }
+  const toml::table root = parseTomlFile(path, "workload file");
   checkKeys(path, root, {"kernel"}, "the workload file");
   Workload w;
   w.path = path;
