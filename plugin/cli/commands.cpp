@@ -12,6 +12,7 @@
 #include "core/diag.h"
 #include "core/fs.h"
 #include "core/skill.h"
+#include "features/feature.h"
 #include "gate/selection.h"
 #include "setup.h"
 
@@ -104,7 +105,7 @@ int cmdMaterialize(const std::string& config_path, const std::string& source) {
 }
 
 int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, const std::string& id) {
-  std::vector<Skill> skills = loadSkills(dirs, transformIds());
+  std::vector<Skill> skills = loadSkills(dirs, transformIds(), featureIds());
   if (action == "validate") {
     ConsoleStatus().info("klineage: " + std::to_string(skills.size()) + " skills valid");
     return kExitOk;

@@ -13,6 +13,7 @@
 #include "core/diag.h"
 #include "core/fs.h"
 #include "core/workload.h"
+#include "features/feature.h"
 #include "gate/judge.h"
 #include "gate_loop.h"
 #include "report.h"
@@ -154,7 +155,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
                 " CUDA sources)");
   const Manifest manifest = extractStage(p);
   std::vector<Skill> skills;
-  if (!opt.skip_skills) skills = loadSkills(p.cfg.skills, transformIds());
+  if (!opt.skip_skills) skills = loadSkills(p.cfg.skills, transformIds(), featureIds());
   std::optional<Workload> workload;
   if (p.cfg.workload) {
     workload = loadWorkload(*p.cfg.workload);

@@ -17,7 +17,12 @@
 #include "core/fs.h"
 #include "core/launch_record.h"
 #include "gate/backend.h"
+#include "apply.h"
+#include "context.h"
+#include "features/feature.h"
 #include "optimize.h"
+#include "plan.h"
+#include "select.h"
 #include "support/pipeline_project.h"
 
 using klineage::test::FakeCompiler;
@@ -398,4 +403,52 @@ TEST_CASE("seams: a job bundle carries every file its job reads, with paths insi
   // nothing in the job names the submitting machine's directory
   CHECK(readFile(dir / "x/job.json").find(dir.string()) == std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("seams: a winner whose re-applied source differs from the gated one keeps the original", "[pipeline][select]") {
+  Project proj(1);
+  TargetSetup setup = loadTargetSetup(proj.config);
+  FakeCompiler cc;
+  ReplayRunner gpu;
+  auto backend = makeLocalBackend([&](int) { return borrowedRunner(gpu); }, 1);
+  FakeCapturer cap;
+  RecordingStatus status;
+  Pipeline p{setup, setup.config, BuildTreeLayout{setup.config.out_dir}, status, cc, *backend, cap, {}, 1, {}, true};
+  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
+  const Manifest manifest = extractManifest(setup.config.target, setup.toParse());
+  const std::vector<Skill> skills = loadSkills(setup.config.skills, transformIds(), featureIds());
+  const Skill* restrict = nullptr;
+  for (const auto& s : skills)
+    if (s.id == "restrict-pointers") restrict = &s;
+  REQUIRE(restrict);
+  const std::string file = (proj.root / "src/saxpy.cu").string();
+  StepResult step = applyStep(p.originals, setup.clang_args, file, "saxpy", *findTransform(restrict->transform),
+                              Direction::Forward, paramsOf(*restrict), TransformFacts{});
+  REQUIRE(step.applied);
+  Plans plans;
+  KernelPlan kp;
+  kp.info = manifest.find("saxpy");
+  plans.kernels.push_back(kp);
+  VariantReport rep;
+  rep.variant.id = "saxpy/1";
+  rep.variant.kernel = "saxpy";
+  rep.variant.kernel_file = file;
+  rep.variant.skills = {"restrict-pointers"};
+  rep.outcome = Outcome::Passed;
+  rep.speedup = 1.2;
+  const std::map<std::string, const VariantReport*> best{{"saxpy", &rep}};
+
+  // the gated source is what re-applying gives: selected
+  rep.variant.source = proj.write("gated/same.cu", step.overlay.at(file));
+  SelectedFiles same = buildSelectedSources(p, best, plans, skills, manifest, (proj.root / "sel1").string());
+  REQUIRE(same.selection.sources.size() == 1);
+  CHECK(same.texts.at(file) == step.overlay.at(file));
+
+  // the gated kernel differs from what re-applying gives: the original is kept, with a warning
+  std::string other = step.overlay.at(file);
+  other.replace(other.find("a * x[i]"), 8, "a * x[i] * 1.0f");
+  rep.variant.source = proj.write("gated/other.cu", other);
+  SelectedFiles differs = buildSelectedSources(p, best, plans, skills, manifest, (proj.root / "sel2").string());
+  CHECK(differs.selection.sources.empty());
+  CHECK(status.saw("would differ from the gated variant; keeping the original"));
 }
