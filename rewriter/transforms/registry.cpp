@@ -11,6 +11,7 @@
   X(VectorizeAccess) \
   X(RestrictPointers) \
   X(LaunchBounds) \
+  X(Unroll) \
   /* one line per transform, above this one */
 // clang-format on
 
