@@ -6,14 +6,12 @@
 
 #include "core/cubin.h"
 #include "support/temp_dir.h"
+#include "support/toolchain.h"
 
 using namespace klineage;
 
 namespace {
-std::string nvcc() {
-  const char* home = std::getenv("CUDA_HOME");
-  return std::string(home && *home ? home : "/usr/local/cuda") + "/bin/nvcc";
-}
+std::string nvcc() { return klineage::test::nvccPath(); }  // CUDA_HOME, else the toolkit CMake found
 }  // namespace
 
 TEST_CASE("cubinDeviceGlobals: __device__ variables, not __constant__ or __shared__", "[cubin]") {

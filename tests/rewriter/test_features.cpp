@@ -4,6 +4,8 @@
 // one list of barriers, atomics and warp collectives.
 #include <catch2/catch.hpp>
 
+#include "support/toolchain.h"
+
 #include "support/input_error.h"
 #include "support/temp_dir.h"
 
@@ -39,8 +41,8 @@ std::vector<std::string> clangArgs(const std::string& include_dir) {
   f.archs = {"sm_90"};
   f.includes = {include_dir};
   ClangParseSetup s;
-  s.cuda_path = "/usr/local/cuda";
-  s.resource_dir = "/usr/lib/llvm-16/lib/clang/16";
+  s.cuda_path = klineage::test::cudaHome();  // CUDA_HOME, like the product
+  s.resource_dir = klineage::test::clangResourceDir();  // KLINEAGE_CLANG_RESOURCE_DIR
   s.compat_dir = KLINEAGE_SOURCE_DIR "/rewriter/compat";
   return clangArgsFor(f, s);
 }

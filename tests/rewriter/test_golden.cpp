@@ -11,6 +11,8 @@
 // KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!).
 #include <catch2/catch.hpp>
 
+#include "support/toolchain.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -37,8 +39,8 @@ fs::path goldenDir(const std::string& id) { return kTransformsDir / id / "golden
 const std::vector<std::string>& clangArgs() {
   static const std::vector<std::string> args = [] {
     ClangParseSetup setup;
-    setup.cuda_path = "/usr/local/cuda";
-    setup.resource_dir = "/usr/lib/llvm-16/lib/clang/16";
+    setup.cuda_path = klineage::test::cudaHome();  // CUDA_HOME, like the product
+    setup.resource_dir = klineage::test::clangResourceDir();  // KLINEAGE_CLANG_RESOURCE_DIR
     setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
     return clangArgsFor(CudaFlags{}, setup);
   }();

@@ -2,6 +2,8 @@
 // restrict-pointers leaves alone, and grid-stride-loop round trips.
 #include <catch2/catch.hpp>
 
+#include "support/toolchain.h"
+
 #include "core/flags.h"
 #include "rewriter/apply.h"
 #include "rewriter/transform.h"
@@ -15,8 +17,8 @@ const std::string kPath = "/tmp/klineage-golden/properties/k.cu";
 StepResult run(const std::string& id, const std::string& text, Direction dir, TransformFacts facts = {}) {
   static const std::vector<std::string> args = [] {
     ClangParseSetup setup;
-    setup.cuda_path = "/usr/local/cuda";
-    setup.resource_dir = "/usr/lib/llvm-16/lib/clang/16";
+    setup.cuda_path = klineage::test::cudaHome();  // CUDA_HOME, like the product
+    setup.resource_dir = klineage::test::clangResourceDir();  // KLINEAGE_CLANG_RESOURCE_DIR
     setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
     return clangArgsFor(CudaFlags{}, setup);
   }();
