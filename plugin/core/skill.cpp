@@ -32,12 +32,7 @@ class SkillReader {
   }
 
   void checkKeys(const toml::table& t, const std::vector<std::string>& allowed, const std::string& where) const {
-    for (auto&& [key, node] : t) {
-      (void)node;
-      if (std::find(allowed.begin(), allowed.end(), std::string(key.str())) == allowed.end())
-        throw InputError(file_, key.source().begin.line, key.source().begin.column,
-                         "unknown key '" + std::string(key.str()) + "' in " + where + "; expected one of: " + joinNames(allowed));
-    }
+    checkTomlKeys(file_, t, allowed, where);
   }
 
   // `parent` is the table the key should be in (null: the root, reported at line 1 when missing).
@@ -100,18 +95,7 @@ class SkillReader {
   }
 
   Skill read(const std::vector<std::string>& known_transforms, const std::vector<std::string>& known_features) {
-    std::string content;
-    try {
-      content = readFile(file_);
-    } catch (const std::exception& e) {
-      throw InputError(file_, 0, 0, std::string("cannot read the skill file: ") + e.what());
-    }
-    toml::table root;
-    try {
-      root = toml::parse(content, file_);
-    } catch (const toml::parse_error& e) {
-      throw InputError(file_, e.source().begin.line, e.source().begin.column, std::string(e.description()));
-    }
+    const toml::table root = parseTomlFile(file_, "skill file");
     checkKeys(root, {"anchor", "effect", "id", "intent", "params", "preconditions", "provenance", "risks", "schema",
                      "transform"},
               "the skill file");
