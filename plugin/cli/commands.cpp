@@ -136,16 +136,7 @@ int cmdCapture(const std::string& config_path, const std::string& out, std::vect
   CaptureOptions co;
   co.out_dir = out.empty() ? (fs::path(t.config.out_dir) / "captures" / "manual").string() : out;
   co.command = command;
-  for (const auto& k : m.kernels) {
-    if (!k.is_template) {
-      co.kernels_mangled.push_back(k.mangled_name);
-      co.kernels_names.push_back(k.name);
-    }
-    for (const auto& inst : k.instantiations) {
-      co.kernels_mangled.push_back(inst);
-      co.kernels_names.push_back(k.name);
-    }
-  }
+  listKernels(m, co);
   co.max_shapes = max_shapes ? max_shapes : t.config.capture_max_shapes;
   co.max_bytes = max_bytes ? max_bytes : t.config.capture_max_bytes;
   co.timeout_s = timeout_s > 0 ? timeout_s : t.config.capture_timeout_s;

@@ -258,6 +258,19 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
   return kExitOk;
 }
 
+void listKernels(const Manifest& manifest, CaptureOptions& opt) {
+  for (const auto& k : manifest.kernels) {
+    if (!k.is_template) {
+      opt.kernels_mangled.push_back(k.mangled_name);
+      opt.kernels_names.push_back(k.name);
+    }
+    for (const auto& m : k.instantiations) {
+      opt.kernels_mangled.push_back(m);
+      opt.kernels_names.push_back(k.name);
+    }
+  }
+}
+
 namespace {
 class ProgramCapturer : public Capturer {
  public:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/launch_record.h"
+#include "core/manifest.h"
 #include "status.h"
 
 namespace klineage {
@@ -26,6 +27,10 @@ struct CaptureOptions {
   std::string library;                        // libklineage_capture.so ("" = findCaptureLibrary())
   Status* status = nullptr;                   // where it says what happened (required)
 };
+
+// Every kernel of the manifest as the program launches it: plain kernels by their mangled name,
+// templates by each instantiation's (manifest names beside them).
+void listKernels(const Manifest& manifest, CaptureOptions& opt);
 
 // Where launches come from: the user's program under CUPTI (runCapture), or a test's fake.
 class Capturer {

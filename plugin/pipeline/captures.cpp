@@ -29,16 +29,7 @@ CaptureOptions captureOptions(const Pipeline& p, const Manifest& manifest, const
   CaptureOptions co;
   co.out_dir = dir.string();
   co.command = p.cfg.run_command;
-  for (const auto& k : manifest.kernels) {
-    if (!k.is_template) {
-      co.kernels_mangled.push_back(k.mangled_name);
-      co.kernels_names.push_back(k.name);
-    }
-    for (const auto& m : k.instantiations) {
-      co.kernels_mangled.push_back(m);
-      co.kernels_names.push_back(k.name);
-    }
-  }
+  listKernels(manifest, co);
   co.max_shapes = p.cfg.capture_max_shapes;
   co.max_bytes = p.cfg.capture_max_bytes;
   co.timeout_s = p.cfg.capture_timeout_s;

@@ -27,17 +27,7 @@ struct TempDir : test::TempDir {
   TempDir() : test::TempDir("extract") {}
 };
 
-std::vector<std::string> clangArgs(const std::string& include_dir) {
-  CudaFlags f;
-  f.std = "c++17";
-  f.archs = {"sm_90"};
-  f.includes = {include_dir};
-  ClangParseSetup s;
-  s.cuda_path = klineage::test::cudaHome();  // CUDA_HOME, like the product
-  s.resource_dir = klineage::test::clangResourceDir();  // KLINEAGE_CLANG_RESOURCE_DIR
-  s.compat_dir = KLINEAGE_SOURCE_DIR "/rewriter/compat";
-  return clangArgsFor(f, s);
-}
+std::vector<std::string> clangArgs(const std::string& include_dir) { return test::testClangArgs(include_dir); }
 
 Manifest extract(const TempDir& t, const std::vector<std::string>& files) {
   std::vector<SourceToParse> srcs;

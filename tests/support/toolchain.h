@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/flags.h"
 
@@ -24,6 +25,15 @@ inline ClangParseSetup testParseSetup() {
   s.resource_dir = clangResourceDir();
   s.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
   return s;
+}
+
+// clang's arguments for a C++17 sm_90 parse with one include directory (the rewriter tests' files).
+inline std::vector<std::string> testClangArgs(const std::string& include_dir) {
+  CudaFlags f;
+  f.std = "c++17";
+  f.archs = {"sm_90"};
+  f.includes = {include_dir};
+  return clangArgsFor(f, testParseSetup());
 }
 
 }  // namespace klineage::test
