@@ -109,7 +109,7 @@ void from_json(const nlohmann::json& j, GeometryChange& g) {
   if (j.contains("block_x") && !j.at("block_x").is_null()) g.block_x = j.at("block_x").get<long long>();
 }
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_ms, p10_ms, p90_ms, min_ms, runs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_ms, p10_ms, p90_ms, min_ms, runs, samples_ms)
 
 static const char* initName(InitSpec::Kind k) {
   switch (k) {

@@ -169,7 +169,11 @@ struct BufferCompare {
 struct TimingStats {
   double median_ms = 0, p10_ms = 0, p90_ms = 0, min_ms = 0;
   unsigned runs = 0;
+  // The timed runs behind the median, in run order (at most kMaxTimingSamples, evenly thinned
+  // beyond that): for the report's timing distributions.
+  std::vector<double> samples_ms;
 };
+constexpr unsigned kMaxTimingSamples = 500;
 
 // Whether the runner could run the job at all (JSON "ok", "no-device", "error"); what the variant
 // did is the outcome.

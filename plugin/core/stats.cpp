@@ -18,6 +18,8 @@ double quantile(const std::vector<double>& sorted, double q) {
 TimingStats summarize(std::vector<double> ms) {
   TimingStats t;
   if (ms.empty()) return t;
+  const size_t keep = std::min<size_t>(ms.size(), kMaxTimingSamples);
+  for (size_t i = 0; i < keep; ++i) t.samples_ms.push_back(ms[i * ms.size() / keep]);
   std::sort(ms.begin(), ms.end());
   t.runs = static_cast<unsigned>(ms.size());
   t.min_ms = ms.front();

@@ -30,6 +30,19 @@ TEST_CASE("stats: median and percentiles of known samples", "[stats]") {
   CHECK(summarize({}).runs == 0);
 }
 
+TEST_CASE("stats: the samples behind the median are kept in run order, thinned evenly past the cap", "[stats]") {
+  TimingStats t = summarize({7, 3, 11});
+  CHECK(t.samples_ms == std::vector<double>{7, 3, 11});
+  std::vector<double> many;
+  for (int i = 0; i < 2000; ++i) many.push_back(i);
+  TimingStats m = summarize(many);
+  REQUIRE(m.samples_ms.size() == kMaxTimingSamples);
+  CHECK(m.samples_ms.front() == 0);
+  CHECK(m.samples_ms[1] == 4);  // every 4th run of 2000
+  CHECK(m.samples_ms.back() == 1996);
+  CHECK(m.runs == 2000);
+}
+
 TEST_CASE("stats: relative noise is half the 10-90 spread over the median", "[stats]") {
   TimingStats t = summarize({7, 3, 11, 1, 9, 5, 2, 10, 4, 8, 6});
   CHECK(relativeNoise(t) == Approx((10.0 - 2.0) / (2 * 6.0)));
