@@ -147,6 +147,7 @@ DeviceProbe parseProbe(const std::string& output, const std::string& what_failed
     d.arch = sm.empty() ? "" : "sm_" + sm;
     d.reason = j.value("reason", "");
     d.count = j.value("count", 1u);
+    d.driver = j.value("driver", "");
   } catch (...) {
     d.available = false;
     d.reason = what_failed + ": " + output;

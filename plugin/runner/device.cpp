@@ -20,6 +20,7 @@ Device openDevice(CudaApi& api) {
     return d;
   }
   d.count = count;
+  if (api.cuDriverGetVersion(&d.driver_version) != CUDA_SUCCESS) d.driver_version = 0;
   if ((r = api.cuDeviceGet(&d.device, 0)) != CUDA_SUCCESS) return failed("cuDeviceGet", r);
   char name[256] = {};
   if ((r = api.cuDeviceGetName(name, sizeof name - 1, d.device)) != CUDA_SUCCESS) return failed("cuDeviceGetName", r);
@@ -46,6 +47,8 @@ std::string probeLine(const Device& d) {
     j["sm"] = d.sm();
     j["l2_bytes"] = d.l2_bytes;
     j["count"] = d.count;
+    if (d.driver_version)
+      j["driver"] = std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10);
   } else {
     j["status"] = "no-device";
     j["reason"] = d.reason;

@@ -13,7 +13,8 @@ struct Device {
   std::string name;         // "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;
   long long l2_bytes = 0;
-  int count = 0;  // devices the driver sees (this one is device 0)
+  int count = 0;
+  int driver_version = 0;   // cuDriverGetVersion: 13000 for CUDA 13.0  // devices the driver sees (this one is device 0)
   CUdevice device = 0;
   CUcontext context = nullptr;
 
@@ -25,7 +26,7 @@ struct Device {
 // driver, no device, or the driver cannot start.
 Device openDevice(CudaApi& api);
 
-// {"status":"ok","device":"NVIDIA H200","sm":"90","l2_bytes":...,"count":1} or
+// {"status":"ok","device":"NVIDIA H200","sm":"90","l2_bytes":...,"count":1,"driver":"13.0"} or
 // {"status":"no-device","reason":"..."}, on one line.
 std::string probeLine(const Device& d);
 
