@@ -30,6 +30,8 @@ Commands
                       [BACKEND local|slurm]
                       [SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>]
                       [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] [SLURM_ARGS <arg>...]
+                      [LLM_URL <url>] [LLM_MODEL <name>] [LLM_MAX_REQUESTS <n>]
+                      [LLM_MAX_TOKENS <n>] [LLM_REPAIR_ROUNDS <n>] [LLM_TIMEOUT <seconds>]
                       [RUN <target-or-command> [ARGS <arg>...]])
 
   Call it after the target's sources are known (after ``add_library()`` /
@@ -95,6 +97,15 @@ Commands
     and more ``srun`` arguments. Defaults from ``KLINEAGE_SLURM_PARTITION``,
     ``KLINEAGE_SLURM_ACCOUNT``, ``KLINEAGE_SLURM_GRES``, ``KLINEAGE_SLURM_RUNNER``,
     ``KLINEAGE_SLURM_MAX_JOBS``.
+
+  ``LLM_URL``, ``LLM_MODEL``, ``LLM_MAX_REQUESTS``, ``LLM_MAX_TOKENS``, ``LLM_REPAIR_ROUNDS``, ``LLM_TIMEOUT``
+    Skills with ``materialize = "llm"`` are written by a language model behind an
+    OpenAI-compatible chat-completions URL and gated like every variant
+    (``docs/llm.md``): the URL and model (``KLINEAGE_LLM_URL`` and
+    ``KLINEAGE_LLM_MODEL`` in the environment of ``ninja optimize`` override them),
+    prompts and tokens per run at most (32, 500000), re-prompts of a failed attempt
+    (2), seconds per request (300). Without a URL nothing is sent. The API key is read
+    only from ``KLINEAGE_LLM_API_KEY`` at run time and never written anywhere.
 
   ``RUN <target-or-command> [ARGS <arg>...]``
     Gate the kernels on the launches a program of the project really makes
@@ -302,11 +313,16 @@ endfunction()
 
 function(klineage_optimize target)
   set(options REQUIRE_GPU)
-  set(one WORKLOAD BUDGET TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS)
+  set(one WORKLOAD BUDGET TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS
+          LLM_URL LLM_MODEL LLM_MAX_REQUESTS LLM_MAX_TOKENS LLM_REPAIR_ROUNDS LLM_TIMEOUT)
   set(multi SKILLS RUN ARGS SLURM_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
   set(fn "klineage_optimize(${target})")
 
+  if("LLM_API_KEY" IN_LIST arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${fn}: LLM_API_KEY: the API key is read only from the environment variable "
+                        "KLINEAGE_LLM_API_KEY when `ninja optimize` runs; it is never written to config.json")
+  endif()
   if(arg_UNPARSED_ARGUMENTS)
     list(JOIN arg_UNPARSED_ARGUMENTS " " unknown)
     message(FATAL_ERROR
@@ -314,7 +330,8 @@ function(klineage_optimize target)
       "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] "
       "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] [BACKEND local|slurm] "
       "[SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>] [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] "
-      "[SLURM_ARGS <arg>...] [RUN <target-or-command> [ARGS <arg>...]])")
+      "[SLURM_ARGS <arg>...] [LLM_URL <url>] [LLM_MODEL <name>] [LLM_MAX_REQUESTS <n>] [LLM_MAX_TOKENS <n>] "
+      "[LLM_REPAIR_ROUNDS <n>] [LLM_TIMEOUT <seconds>] [RUN <target-or-command> [ARGS <arg>...]])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     list(JOIN arg_KEYWORDS_MISSING_VALUES ", " missing)
@@ -458,6 +475,31 @@ function(klineage_optimize target)
     _klineage_json_string(j_slurm_${k} "${slurm_${k}}")
   endforeach()
   _klineage_json_string_array(j_slurm_args "    " ${arg_SLURM_ARGS})
+
+  # Language-model skills (docs/llm.md); the key never comes through here.
+  set(llm_MAX_REQUESTS 32)
+  set(llm_MAX_TOKENS 500000)
+  set(llm_REPAIR_ROUNDS 2)
+  foreach(k IN ITEMS MAX_REQUESTS MAX_TOKENS REPAIR_ROUNDS)
+    if(DEFINED arg_LLM_${k})
+      if(NOT arg_LLM_${k} MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "${fn}: LLM_${k} must be a non-negative integer, got '${arg_LLM_${k}}'")
+      endif()
+      math(EXPR llm_${k} "${arg_LLM_${k}}")
+    endif()
+  endforeach()
+  set(llm_TIMEOUT 300)
+  if(DEFINED arg_LLM_TIMEOUT)
+    if(NOT arg_LLM_TIMEOUT MATCHES "^([0-9]+|[0-9]*\\.[0-9]+)$" OR NOT arg_LLM_TIMEOUT MATCHES "[1-9]")
+      message(FATAL_ERROR "${fn}: LLM_TIMEOUT must be a positive number of seconds, got '${arg_LLM_TIMEOUT}'")
+    endif()
+    set(llm_TIMEOUT "${arg_LLM_TIMEOUT}")
+    if(llm_TIMEOUT MATCHES "^\\.")
+      set(llm_TIMEOUT "0${llm_TIMEOUT}")
+    endif()
+  endif()
+  _klineage_json_string(j_llm_URL "${arg_LLM_URL}")
+  _klineage_json_string(j_llm_MODEL "${arg_LLM_MODEL}")
 
   if(arg_REQUIRE_GPU OR KLINEAGE_REQUIRE_GPU)
     set(require_gpu true)
@@ -618,7 +660,9 @@ function(klineage_optimize target)
     "  \"nvcc\": ${j_nvcc},\n"
     "  \"backend\": \"${backend}\",\n"
     "  \"slurm\": {\"partition\": ${j_slurm_PARTITION}, \"account\": ${j_slurm_ACCOUNT}, \"gres\": ${j_slurm_GRES}, "
-    "\"runner\": ${j_slurm_RUNNER}, \"max_jobs\": ${slurm_MAX_JOBS}, \"args\": ${j_slurm_args}},\n")
+    "\"runner\": ${j_slurm_RUNNER}, \"max_jobs\": ${slurm_MAX_JOBS}, \"args\": ${j_slurm_args}},\n"
+    "  \"llm\": {\"url\": ${j_llm_URL}, \"model\": ${j_llm_MODEL}, \"max_requests\": ${llm_MAX_REQUESTS}, "
+    "\"max_tokens\": ${llm_MAX_TOKENS}, \"repair_rounds\": ${llm_REPAIR_ROUNDS}, \"timeout_s\": ${llm_TIMEOUT}},\n")
   set_property(GLOBAL PROPERTY _KLINEAGE_TARGET_${target} ON)
   set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_HEAD_${target} "${head}")
   set_property(GLOBAL PROPERTY _KLINEAGE_CONFIG_PATH_${target} "${config}")

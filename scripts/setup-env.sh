@@ -1,8 +1,9 @@
 # Sourced by scripts/test.sh and scripts/run-quickstart.sh: the Debian 12 packages KLineage needs
 # (installed with apt-get only when some are missing) and the CUDA toolkit.
 KLINEAGE_PACKAGES=(cmake ninja-build clang-16 libclang-16-dev libclang-cpp16-dev llvm-16-dev
-                   libtomlplusplus-dev catch2 libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev python3
+                   libtomlplusplus-dev catch2 libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev python3
                    libclang-rt-16-dev  # libFuzzer and the sanitizer runtimes of clang-16 (tests/fuzz)
+                   chromium  # headless, opens report.html in its test (tests/report)
                    slurmctld slurmd slurm-client munge)  # a single-node Slurm cluster on localhost (tests/slurm)
 
 klineage_install_packages() {

@@ -111,7 +111,10 @@ int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, c
     return kExitOk;
   }
   if (action == "list") {
-    for (const auto& s : skills) std::cout << s.id << "  [" << s.transform << "]  " << s.intent << "\n";
+    for (const auto& s : skills) {
+      const std::string how = s.hasTransform() ? s.transform + (s.usesLlm() ? "+llm" : "") : "llm";
+      std::cout << s.id << "  [" << how << "]  " << s.intent << "\n";
+    }
     return kExitOk;
   }
   for (const auto& s : skills)

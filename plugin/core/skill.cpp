@@ -96,8 +96,8 @@ class SkillReader {
 
   Skill read(const std::vector<std::string>& known_transforms, const std::vector<std::string>& known_features) {
     const toml::table root = parseTomlFile(file_, "skill file");
-    checkKeys(root, {"anchor", "effect", "id", "intent", "params", "preconditions", "provenance", "risks", "schema",
-                     "transform"},
+    checkKeys(root, {"anchor", "effect", "id", "intent", "materialize", "params", "preconditions", "prompt",
+                     "provenance", "risks", "schema", "transform"},
               "the skill file");
     Skill s;
     s.path = file_;
@@ -117,10 +117,42 @@ class SkillReader {
       if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
         failAt(idn, "id: \"" + s.id + "\": expected lowercase letters, digits and '-' only");
     s.intent = str(root, nullptr, "intent", "intent", true);
-    s.transform = str(root, nullptr, "transform", "transform", true);
-    if (std::find(known_transforms.begin(), known_transforms.end(), s.transform) == known_transforms.end())
-      failAt(root.get("transform"),
-             "transform: unknown transform '" + s.transform + "'; known transforms: " + joinNames(known_transforms));
+    const std::string how = str(root, nullptr, "materialize", "materialize", false);
+    if (how.empty() || how == "transform") s.materialize = Materialize::Transform;
+    else if (how == "llm") s.materialize = Materialize::Llm;
+    else if (how == "transform+llm") s.materialize = Materialize::TransformThenLlm;
+    else
+      failAt(root.get("materialize"), "materialize: \"" + how +
+                                          "\"; expected \"transform\" (the default), \"llm\" or \"transform+llm\"");
+    if (s.materialize == Materialize::Llm) {
+      if (root.get("transform"))
+        failAt(root.get("transform"),
+               "transform: a skill with materialize = \"llm\" has no transform; use materialize = \"transform+llm\" "
+               "to try the transform first and the language model where it makes no edit");
+    } else {
+      const char* why = s.materialize == Materialize::Transform
+                            ? "transform = \"...\" (a string), or materialize = \"llm\" for a skill a language model "
+                              "materializes"
+                            : "transform = \"...\" (a string): materialize = \"transform+llm\" tries it first";
+      if (!root.get("transform")) failAt(nullptr, std::string("missing 'transform'; expected ") + why);
+      s.transform = str(root, nullptr, "transform", "transform", true);
+      if (std::find(known_transforms.begin(), known_transforms.end(), s.transform) == known_transforms.end())
+        failAt(root.get("transform"),
+               "transform: unknown transform '" + s.transform + "'; known transforms: " + joinNames(known_transforms));
+    }
+    s.prompt = str(root, nullptr, "prompt", "prompt", false);
+    if (root.get("prompt") && s.materialize == Materialize::Transform)
+      failAt(root.get("prompt"), "prompt: only a skill a language model materializes has a prompt; expected "
+                                 "materialize = \"llm\" or \"transform+llm\" with it");
+    if (root.get("prompt") && s.prompt.empty()) failAt(root.get("prompt"), "prompt: expected a non-empty string");
+    for (size_t at = s.prompt.find("{{"); at != std::string::npos; at = s.prompt.find("{{", at + 2)) {
+      const size_t close = s.prompt.find("}}", at);
+      const std::string name = close == std::string::npos ? "" : s.prompt.substr(at + 2, close - at - 2);
+      const auto& known = promptPlaceholders();
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        failAt(root.get("prompt"), "prompt: unknown placeholder '{{" + name + (close == std::string::npos ? "" : "}}") +
+                                       "'; valid placeholders: " + joinNames(known));
+    }
 
     if (const toml::node* p = root.get("params")) {
       if (!p->as_table()) failAt(p, "params: expected a table [params], found a " + tomlTypeName(*p));
@@ -204,6 +236,22 @@ class SkillReader {
 
 }  // namespace
 
+const char* materializeName(Materialize m) {
+  switch (m) {
+    case Materialize::Transform: return "transform";
+    case Materialize::Llm: return "llm";
+    case Materialize::TransformThenLlm: return "transform+llm";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& promptPlaceholders() {
+  static const std::vector<std::string> names = {
+      "skill_id", "intent",     "anchor",      "preconditions", "effect",     "risks",   "params",
+      "kernel",   "signature",  "kernel_file", "kernel_source", "launch_site", "facts", "failures"};
+  return names;
+}
+
 const std::vector<std::string>& featureNames() { return legacyFeatureIds(); }
 
 bool kernelHasFeature(const KernelInfo& k, const std::string& f) {
@@ -286,6 +334,8 @@ nlohmann::json skillToJson(const Skill& s) {
           {"id", s.id},
           {"intent", s.intent},
           {"transform", s.transform},
+          {"materialize", materializeName(s.materialize)},
+          {"prompt", s.prompt},
           {"params", s.params},
           {"anchor",
            {{"description", s.anchor_description},

@@ -22,9 +22,21 @@ struct SkillRisk {
   std::string failure, avoided_by;
 };
 
+// How a skill is materialized on a kernel (`materialize` in the skill file, skills/README.md):
+//   Transform: by its C++ transform (the default);
+//   Llm: by a language model (docs/llm.md): the skill has no transform;
+//   TransformThenLlm ("transform+llm"): by its transform, and by the model on kernels where the
+//   transform makes no edit.
+enum class Materialize { Transform, Llm, TransformThenLlm };
+const char* materializeName(Materialize m);
+// The {{name}}s a skill's `prompt` may use (docs/llm.md); the loader rejects any other.
+const std::vector<std::string>& promptPlaceholders();
+
 struct Skill {
   int schema = 1;
-  std::string id, intent, transform;
+  std::string id, intent, transform;                  // transform: "" when materialize is Llm
+  Materialize materialize = Materialize::Transform;
+  std::string prompt;                                 // the LLM prompt template ("": the default one)
   nlohmann::json params = nlohmann::json::object();  // transform parameters, TOML values as JSON
   std::string anchor_description;
   std::vector<std::string> requires_features, forbids_features;
@@ -35,6 +47,9 @@ struct Skill {
   std::string provenance_kind;                        // "hand-written" or "mined"
   std::string provenance_source;                      // optional: where a mined skill came from
   std::string path;                                   // the file it was loaded from
+
+  bool hasTransform() const { return materialize != Materialize::Llm; }
+  bool usesLlm() const { return materialize != Materialize::Transform; }
 };
 
 // Reads every *.toml of each directory (sorted by name), one skill per file. Throws InputError on

@@ -113,6 +113,26 @@ Config loadConfig(const std::string& path) {
       c.slurm.runner = s.value("runner", "klineage-runner");
       if (s.contains("args")) c.slurm.args = s["args"].get<std::vector<std::string>>();
     }
+    if (j.contains("llm") && j["llm"].is_object()) {
+      const auto& l = j["llm"];
+      for (const char* k : {"api_key", "key", "token"})
+        if (l.contains(k))
+          throw InputError(path, 0, 0, std::string("\"llm.") + k +
+                                           "\": the API key is read only from the environment (KLINEAGE_LLM_API_KEY), "
+                                           "never from config.json");
+      c.llm.url = l.value("url", "");
+      c.llm.model = l.value("model", "");
+      c.llm.max_requests = countValue(l, "max_requests", 32u, path, "llm.max_requests");
+      c.llm.max_tokens = countValue(l, "max_tokens", 500000ull, path, "llm.max_tokens");
+      c.llm.repair_rounds = countValue(l, "repair_rounds", 2u, path, "llm.repair_rounds");
+      c.llm.retries = countValue(l, "retries", 3u, path, "llm.retries");
+      c.llm.connect_timeout_s = l.value("connect_timeout_s", 10.0);
+      c.llm.timeout_s = l.value("timeout_s", 300.0);
+      c.llm.backoff_s = l.value("backoff_s", 1.0);
+      for (double v : {c.llm.connect_timeout_s, c.llm.timeout_s})
+        if (!(v > 0)) throw InputError(path, 0, 0, "\"llm\": timeouts must be positive numbers of seconds");
+      if (!(c.llm.backoff_s >= 0)) throw InputError(path, 0, 0, "\"llm.backoff_s\": expected a non-negative number");
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, 0, std::string("unexpected content: ") + e.what());
   }

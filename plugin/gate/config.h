@@ -39,6 +39,17 @@ struct Config {
     std::string runner = "klineage-runner";  // on the compute nodes
     std::vector<std::string> args;           // more srun arguments
   } slurm;
+  // Skills a language model materializes (LLM_*; docs/llm.md). KLINEAGE_LLM_URL and
+  // KLINEAGE_LLM_MODEL override url and model; the API key is never here (KLINEAGE_LLM_API_KEY).
+  struct Llm {
+    std::string url, model;                   // url "": nothing is sent
+    unsigned max_requests = 32;               // prompts sent per run
+    unsigned long long max_tokens = 500000;   // usage.total_tokens per run
+    unsigned repair_rounds = 2;               // re-prompts of a failed attempt with the gate's outcome
+    double connect_timeout_s = 10, timeout_s = 300;
+    unsigned retries = 3;                     // on 429 and 5xx
+    double backoff_s = 1;                     // first retry's delay, doubled each time
+  } llm;
 
   const SourcePair* findOriginal(const std::string& path) const;
   const SourcePair* findMaterialized(const std::string& path) const;

@@ -46,29 +46,37 @@ std::string ownLaunches(const KernelInfo& k, const KernelInfo& vk, Variant& v, c
   return "";
 }
 
-VariantReport handWritten(Pipeline& p, const KernelInfo& k, const std::string& path) {
-  const std::string text = readFile(path);
+}  // namespace
+
+WholeFileVariant wholeFileVariant(Pipeline& p, const KernelInfo& k, const std::string& text, const std::string& name,
+                                  const std::string& label) {
+  WholeFileVariant out;
   Overlay o = p.originals;
   o[k.range.file] = text;
-  Manifest vm = extractManifest(p.cfg.target, {{k.range.file, p.setup.clang_args.at(k.range.file)}}, o);
-  const std::string name = "hand-written-" + fs::path(path).stem().string();
-  VariantReport rep;
+  out.manifest = extractManifest(p.cfg.target, {{k.range.file, p.setup.clang_args.at(k.range.file)}}, o);
+  VariantReport& rep = out.report;
   rep.variant.id = k.name + "/" + name;
   rep.variant.kernel = k.name;
   rep.variant.kernel_file = k.range.file;
   rep.variant.diff = describeDiff(p.originals.at(k.range.file), text);
   rep.variant.source = (p.layout.variantDir(k.name, name) / fs::path(k.range.file).filename()).string();
   atomicWrite(rep.variant.source, text);
-  const KernelInfo* vk = vm.find(k.name);
-  const std::string bad = !vk ? path + ": no kernel '" + k.name + "' defined in the variant" : signatureChange(k, *vk);
+  const KernelInfo* vk = out.manifest.find(k.name);
+  const std::string bad = !vk ? label + ": no kernel '" + k.name + "' defined in the variant" : signatureChange(k, *vk);
   rep.variant.mangled_name = vk ? vk->mangled_name : "";
   if (!bad.empty()) {
     rep.outcome = Outcome::NotRun;
-    rep.reason = (vk ? path + ": " : "") + bad;
-    return rep;
+    rep.reason = (vk ? label + ": " : "") + bad;
+    return out;
   }
-  rep.reason = ownLaunches(k, *vk, rep.variant, path);
-  return rep;
+  rep.reason = ownLaunches(k, *vk, rep.variant, label);
+  return out;
+}
+
+namespace {
+
+VariantReport handWritten(Pipeline& p, const KernelInfo& k, const std::string& path) {
+  return wholeFileVariant(p, k, readFile(path), "hand-written-" + fs::path(path).stem().string(), path).report;
 }
 
 class HandWritten : public VariantSource {

@@ -82,7 +82,16 @@ const Skill* skillById(const std::vector<Skill>& skills, const std::string& id) 
 std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& plan, const std::vector<Skill>& skills,
                     const Manifest& manifest, Overlay& trial) {
   const Variant& v = rep.variant;
-  if (v.skills.empty()) trial[v.kernel_file] = readFile(v.source);  // hand-written: the file as given
+  // Hand-written and LLM variants (transforms {"llm"}) are the file as given, over the original:
+  // it may not also hold another winner's rewrite.
+  const bool whole_file = v.skills.empty() || v.transforms == std::vector<std::string>{"llm"};
+  if (whole_file && trial.at(v.kernel_file) != p.originals.at(v.kernel_file))
+    return "another kernel of " + fs::path(v.kernel_file).filename().string() + " was rewritten for the selection, and " +
+           v.id + " replaces the whole file";
+  if (whole_file) {
+    trial[v.kernel_file] = readFile(v.source);
+    return "";
+  }
   TransformFacts tf;
   tf.block_size = plan.block_size;
   for (const auto& sid : v.skills) {

@@ -56,8 +56,12 @@ struct State {
 
 class SkillSearch : public VariantSource {
  public:
+  // Skills without a transform (materialize = "llm") are the LLM source's (llm_source.cpp).
   SkillSearch(const std::vector<Skill>& skills, unsigned budget, std::unique_ptr<SearchStrategy> s)
-      : skills_(skills), budget_(budget), strategy_(std::move(s)) {}
+      : budget_(budget), strategy_(std::move(s)) {
+    for (const Skill& sk : skills)
+      if (sk.hasTransform()) skills_.push_back(sk);
+  }
   std::string name() const override { return "skills (" + strategy_->name() + ")"; }
 
   std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
@@ -78,7 +82,7 @@ class SkillSearch : public VariantSource {
   }
 
  private:
-  const std::vector<Skill>& skills_;
+  std::vector<Skill> skills_;
   unsigned budget_;
   std::unique_ptr<SearchStrategy> strategy_;
 

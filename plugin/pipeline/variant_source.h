@@ -2,13 +2,15 @@
 // <kernel>/<name>/) and hands back reports still to be gated (or refused, with the reason).
 //   SkillSearch: the skill library, chains chosen by a SearchStrategy;
 //   HandWritten: files a person wrote (`klineage gate --variant`).
-// The lineage miner and an LLM proposer are further sources of the same shape.
+//   LlmSource: skills a language model materializes (llm_source.cpp, docs/llm.md).
+// The lineage miner is a further source of the same shape.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/skill.h"
+#include "gate/config.h"
 #include "gate/variant.h"
 #include "plan.h"
 
@@ -22,6 +24,16 @@ class VariantSource {
   virtual std::string name() const = 0;
   // The variants of one planned kernel. `refusals` gets one line per way that did not apply.
   virtual std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) = 0;
+  // Repair rounds (docs/pipeline.md): after a round is gated, the kernel's variants that were not
+  // accepted (`failed`, of every source: pick your own by id); follow-up variants to compile and
+  // gate in the next round. runOptimize asks again after every round until no source has any,
+  // so a source bounds its own rounds (the LLM source: LLM_REPAIR_ROUNDS). Default: none.
+  virtual std::vector<VariantReport> repairs(Pipeline& p, const KernelPlan& plan,
+                                             const std::vector<const VariantReport*>& failed,
+                                             std::vector<std::string>* refusals) {
+    (void)p, (void)plan, (void)failed, (void)refusals;
+    return {};
+  }
 };
 
 // Which chains of skills the search tries, in what order.
@@ -49,6 +61,24 @@ std::unique_ptr<VariantSource> makeSkillSearch(const std::vector<Skill>& skills,
 // Hand-written copies of the kernel's source file, each gated on its own; one whose kernel is
 // missing, whose signature changed, or that has no launch of the kernel is refused as not-run.
 std::unique_ptr<VariantSource> makeHandWritten(const std::string& kernel, const std::vector<std::string>& paths);
+
+// A whole replacement text of the kernel's source file as the variant variants/<kernel>/<name>/
+// (written there), re-extracted: a missing kernel or a changed signature is refused (not-run, the
+// reason starting with `label`); a changed launch of the kernel becomes the variant's own
+// launches (Variant::own_launches), and no launch at all a reason. What hand-written variants and
+// LLM replies go through.
+struct WholeFileVariant {
+  VariantReport report;  // reason "" when it is to be compiled and gated
+  Manifest manifest;     // the variant's file, extracted
+};
+WholeFileVariant wholeFileVariant(Pipeline& p, const KernelInfo& k, const std::string& text, const std::string& name,
+                                  const std::string& label);
+
+// Skills a language model materializes (materialize = "llm" or "transform+llm"; docs/llm.md),
+// through an OpenAI-compatible chat-completions server; each reply is a whole-file variant, and
+// a failed one is re-prompted with the gate's outcome in up to `cfg.llm.repair_rounds` repairs.
+// Without a URL (config or KLINEAGE_LLM_URL) nothing is sent; the skills are refusals.
+std::unique_ptr<VariantSource> makeLlmSource(const std::vector<Skill>& skills, const Config& cfg);
 
 // Why a variant's kernel cannot stand in for the original's ("" when the signatures agree;
 // names and qualifiers such as const or __restrict__ may differ).
