@@ -34,6 +34,8 @@ struct BuildTreeLayout {
   // report.json for `ninja optimize`; gate-report.json for `klineage gate` (never over the other).
   std::filesystem::path report(bool gate_only) const { return root / (gate_only ? "gate-report.json" : "report.json"); }
   std::filesystem::path materializedRoot() const { return root / "src"; }
+  // llm-cache/<sha256>.json: replies of the language model (docs/llm.md).
+  std::filesystem::path llmCache() const { return root / "llm-cache"; }
 };
 
 }  // namespace klineage

@@ -99,6 +99,39 @@ Report makeReport(const Pipeline& p, const Plans& plans, std::vector<VariantRepo
   return rep;
 }
 
+// Repair rounds (docs/pipeline.md): each source is shown the kernel's variants the gate did not
+// accept and may propose follow-ups (the LLM source re-prompts with the outcome and reason); they
+// are compiled and gated like the first round, until no source proposes any. Every source bounds
+// its own rounds; kMaxRounds is only a backstop.
+void repairRounds(Pipeline& p, const Plans& plans, const std::vector<std::unique_ptr<VariantSource>>& sources,
+                  std::vector<VariantReport>& reports, std::map<std::string, std::vector<std::string>>& refusals,
+                  unsigned repeat) {
+  constexpr unsigned kMaxRounds = 16;
+  for (unsigned round = 1; round <= kMaxRounds; ++round) {
+    std::vector<VariantReport> next;  // each kernel's original, then its follow-ups
+    for (const auto& plan : plans.kernels) {
+      const VariantReport* orig = originalOf(reports, plan.info->name);
+      if (!orig || orig->cubin.empty()) continue;
+      std::vector<const VariantReport*> failed;
+      for (const auto& r : reports)
+        if (r.variant.kernel == plan.info->name && !r.variant.is_original && !accepted(r.outcome)) failed.push_back(&r);
+      if (failed.empty()) continue;
+      std::vector<VariantReport> more;
+      for (const auto& s : sources)
+        for (auto& r : s->repairs(p, plan, failed, &refusals[plan.info->name])) more.push_back(std::move(r));
+      if (more.empty()) continue;
+      next.push_back(*orig);
+      for (auto& r : more) next.push_back(std::move(r));
+    }
+    if (next.empty()) return;
+    p.status.info("klineage: repair round " + std::to_string(round));
+    compileVariants(p, next);
+    gateAll(p, plans, next, repeat);
+    for (auto& r : next)
+      if (!r.variant.is_original) reports.push_back(std::move(r));
+  }
+}
+
 // `klineage gate`: the exit code of the first hand-written variant that was not accepted.
 int gateExit(const std::vector<VariantReport>& reports) {
   for (const auto& r : reports)
@@ -184,6 +217,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   if (!opt.skip_skills) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
   if (!opt.extra_variant_sources.empty())
     sources.push_back(makeHandWritten(opt.extra_variant_kernel, opt.extra_variant_sources));
+  if (!opt.skip_skills) sources.push_back(makeLlmSource(skills, p.cfg));
   std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
   std::vector<VariantReport> reports = collectVariants(p, plans, originals, sources, refusals);
   compileVariants(p, reports);
@@ -196,6 +230,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
                   (p.backend.name() == "local" ? "" : " through " + p.backend.name()));
   }
   gateAll(p, plans, reports, opt.repeat);
+  repairRounds(p, plans, sources, reports, refusals, opt.repeat);
   return finish(p, opt, manifest, plans, skills, reports, refusals, t0);
 }
 
