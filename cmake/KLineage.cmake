@@ -32,6 +32,7 @@ Commands
                       [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] [SLURM_ARGS <arg>...]
                       [LLM_URL <url>] [LLM_MODEL <name>] [LLM_MAX_REQUESTS <n>]
                       [LLM_MAX_TOKENS <n>] [LLM_REPAIR_ROUNDS <n>] [LLM_TIMEOUT <seconds>]
+                      [CI_BASELINE <file> [CI_ARGS <arg>...]]
                       [RUN <target-or-command> [ARGS <arg>...]])
 
   Call it after the target's sources are known (after ``add_library()`` /
@@ -106,6 +107,16 @@ Commands
     prompts and tokens per run at most (32, 500000), re-prompts of a failed attempt
     (2), seconds per request (300). Without a URL nothing is sent. The API key is read
     only from ``KLINEAGE_LLM_API_KEY`` at run time and never written anywhere.
+
+  ``CI_BASELINE <file> [CI_ARGS <arg>...]``
+    The performance gate for CI (``docs/ci.md``): adds the CTest test
+    ``klineage-ci-<target>`` (call ``enable_testing()`` or ``include(CTest)``), which
+    runs ``klineage ci`` against the committed baseline ``<file>`` (relative to the
+    current source directory) and fails on a regression (exit 1) or a wrong result
+    (exit 2); without a GPU it is reported as skipped. ``ninja ci-<target>`` runs the
+    same, and ``ninja update-baseline-<target>`` rewrites the baseline from this
+    machine. ``CI_ARGS`` are more ``klineage ci`` options (``--max-slowdown 3%``,
+    ``--min-ms 0.01``, ``--strict``).
 
   ``RUN <target-or-command> [ARGS <arg>...]``
     Gate the kernels on the launches a program of the project really makes
@@ -314,8 +325,8 @@ endfunction()
 function(klineage_optimize target)
   set(options REQUIRE_GPU)
   set(one WORKLOAD BUDGET TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS
-          LLM_URL LLM_MODEL LLM_MAX_REQUESTS LLM_MAX_TOKENS LLM_REPAIR_ROUNDS LLM_TIMEOUT)
-  set(multi SKILLS RUN ARGS SLURM_ARGS)
+          LLM_URL LLM_MODEL LLM_MAX_REQUESTS LLM_MAX_TOKENS LLM_REPAIR_ROUNDS LLM_TIMEOUT CI_BASELINE)
+  set(multi SKILLS RUN ARGS SLURM_ARGS CI_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
   set(fn "klineage_optimize(${target})")
 
@@ -331,7 +342,8 @@ function(klineage_optimize target)
       "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] [BACKEND local|slurm] "
       "[SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>] [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] "
       "[SLURM_ARGS <arg>...] [LLM_URL <url>] [LLM_MODEL <name>] [LLM_MAX_REQUESTS <n>] [LLM_MAX_TOKENS <n>] "
-      "[LLM_REPAIR_ROUNDS <n>] [LLM_TIMEOUT <seconds>] [RUN <target-or-command> [ARGS <arg>...]])")
+      "[LLM_REPAIR_ROUNDS <n>] [LLM_TIMEOUT <seconds>] [CI_BASELINE <file> [CI_ARGS <arg>...]] "
+      "[RUN <target-or-command> [ARGS <arg>...]])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     list(JOIN arg_KEYWORDS_MISSING_VALUES ", " missing)
@@ -601,6 +613,26 @@ function(klineage_optimize target)
   get_target_property(manual_deps "${target}" MANUALLY_ADDED_DEPENDENCIES)
   if(manual_deps)
     add_dependencies(optimize-${target} ${manual_deps})
+  endif()
+
+  # The CI gate: a CTest test and ci-/update-baseline- targets over `klineage ci`.
+  if(arg_CI_ARGS AND NOT arg_CI_BASELINE)
+    message(FATAL_ERROR "${fn}: CI_ARGS needs CI_BASELINE <file>")
+  endif()
+  if(arg_CI_BASELINE)
+    get_filename_component(baseline "${arg_CI_BASELINE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    set(ci_command ${_klineage_exe} ci --config "${config}" --baseline "${baseline}" ${arg_CI_ARGS})
+    add_custom_target(ci-${target} COMMAND ${ci_command} WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+      COMMENT "KLineage: timing the kernels of ${target} against ${arg_CI_BASELINE}" USES_TERMINAL VERBATIM)
+    add_custom_target(update-baseline-${target} COMMAND ${ci_command} --update-baseline
+      WORKING_DIRECTORY "${CMAKE_BINARY_DIR}" COMMENT "KLineage: rewriting ${arg_CI_BASELINE}" USES_TERMINAL VERBATIM)
+    if(_klineage_tool_targets)
+      add_dependencies(ci-${target} ${_klineage_tool_targets})
+      add_dependencies(update-baseline-${target} ${_klineage_tool_targets})
+    endif()
+    # 77: no GPU on this machine, which CTest reports as skipped rather than passed.
+    add_test(NAME klineage-ci-${target} COMMAND ${ci_command} --no-gpu-exit 77 WORKING_DIRECTORY "${CMAKE_BINARY_DIR}")
+    set_tests_properties(klineage-ci-${target} PROPERTIES SKIP_RETURN_CODE 77 LABELS klineage-ci)
   endif()
   get_property(have_optimize GLOBAL PROPERTY _KLINEAGE_OPTIMIZE_TARGET)
   if(NOT have_optimize)

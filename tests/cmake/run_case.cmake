@@ -87,6 +87,7 @@ set(error_cases
   "bad_sanitize=SANITIZE must be memcheck, racecheck or synccheck, got 'asan'"
   "bad_backend=BACKEND must be local or slurm, got 'pbs'"
   "slurm_without_backend=SLURM_PARTITION needs BACKEND slurm"
+  "ci_args_without_baseline=CI_ARGS needs CI_BASELINE <file>"
   "twice=klineage_optimize\\(\\) was already called for 'k'")
 set(expected_error "")
 foreach(e IN LISTS error_cases)
@@ -95,13 +96,13 @@ foreach(e IN LISTS error_cases)
   endif()
 endforeach()
 
-if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm")
+if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
             "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
             "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm")
+  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline")
     if(NOT rc EQUAL 0)
       fail("configure failed:\n${out}")
     endif()
@@ -114,6 +115,19 @@ if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STRE
       expect_equal("config.json sanitize" "${tool}" "racecheck")
     else()
       expect_equal("config.json sanitize" "${tool}" "")
+    endif()
+    if(CASE STREQUAL "ci_baseline")
+      # the CTest test runs klineage ci on the committed baseline; no GPU reads as skipped (77)
+      file(READ "${WORK}/build/CTestTestfile.cmake" ctest_file)
+      if(NOT ctest_file MATCHES "klineage-ci-k" OR NOT ctest_file MATCHES "ci\" \"--config\"" OR
+         NOT ctest_file MATCHES "projects/errors/klineage-baseline.json\" \"--max-slowdown\" \"3%\" \"--no-gpu-exit\" \"77\"" OR
+         NOT ctest_file MATCHES "SKIP_RETURN_CODE \"77\"")
+        fail("CTestTestfile.cmake lacks the klineage ci test:\n${ctest_file}")
+      endif()
+      run_checked("ninja -t targets" "${NINJA}" -C "${WORK}/build" -t targets all)
+      if(NOT out MATCHES "ci-k:" OR NOT out MATCHES "update-baseline-k:")
+        fail("no ci-k / update-baseline-k targets")
+      endif()
     endif()
     string(JSON backend GET "${cfg}" backend)
     if(CASE STREQUAL "backend_slurm")
