@@ -33,6 +33,8 @@ struct BuildTreeLayout {
   std::filesystem::path selection() const { return root / "selection.json"; }
   // report.json for `ninja optimize`; gate-report.json for `klineage gate` (never over the other).
   std::filesystem::path report(bool gate_only) const { return root / (gate_only ? "gate-report.json" : "report.json"); }
+  // report.html / gate-report.html beside them: the same run for people (report_html.h).
+  std::filesystem::path reportHtml(bool gate_only) const { return root / (gate_only ? "gate-report.html" : "report.html"); }
   std::filesystem::path materializedRoot() const { return root / "src"; }
   // llm-cache/<sha256>.json: replies of the language model (docs/llm.md).
   std::filesystem::path llmCache() const { return root / "llm-cache"; }

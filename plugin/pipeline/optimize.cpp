@@ -17,6 +17,7 @@
 #include "gate/judge.h"
 #include "gate_loop.h"
 #include "report.h"
+#include "report_html.h"
 #include "select.h"
 #include "variant_source.h"
 
@@ -154,8 +155,11 @@ int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, co
   // build reads) is written last.
   const std::string report_path = p.layout.report(!opt.write_selection).string();
   writeJsonReport(rep, report_path);
+  const std::string html_path = p.layout.reportHtml(!opt.write_selection).string();
+  const nlohmann::json rep_json = reportJson(rep);
+  writeHtmlReport(&rep_json, nullptr, html_path);
   if (opt.write_selection) writeSelection(p, selected, gen);
-  writeSummary(rep, report_path, p.status);
+  writeSummary(rep, report_path, p.status, html_path);
   if (!p.gpu && (opt.require_gpu || p.cfg.require_gpu)) {
     p.status.error("no CUDA device and KLINEAGE_REQUIRE_GPU is ON");
     return kExitFailure;

@@ -47,7 +47,7 @@ nlohmann::json reportJson(const Report& r) {
 
 void writeJsonReport(const Report& r, const std::string& path) { atomicWrite(path, reportJson(r).dump(2) + "\n"); }
 
-void writeSummary(const Report& r, const std::string& report_path, Status& status) {
+void writeSummary(const Report& r, const std::string& report_path, Status& status, const std::string& html_path) {
   std::string line = "klineage: " + std::to_string(r.variantCount()) + " variants:";
   bool first = true;
   for (const auto& [o, n] : r.counts()) {
@@ -66,6 +66,7 @@ void writeSummary(const Report& r, const std::string& report_path, Status& statu
   if (r.device && r.selected.empty())
     status.info("klineage: no variant beat the original beyond noise; the original kernels are kept");
   status.info("klineage: report: " + report_path);
+  if (!html_path.empty()) status.info("klineage: report page: " + html_path);
 }
 
 }  // namespace klineage

@@ -50,7 +50,7 @@ nlohmann::json reportJson(const Report& r);
 void writeJsonReport(const Report& r, const std::string& path);
 
 // The console summary: the counts by outcome, each kernel's selection (or that the originals
-// are kept), and where the report is.
-void writeSummary(const Report& r, const std::string& report_path, Status& status);
+// are kept), and where the report is (and its HTML page, when `html_path` is given).
+void writeSummary(const Report& r, const std::string& report_path, Status& status, const std::string& html_path = "");
 
 }  // namespace klineage
