@@ -1,12 +1,37 @@
 #include "compile.h"
 
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <set>
 
 #include "context.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
+
+namespace {
+
+// Calls `done` after each compile, under a lock (compileAll runs several at once).
+class NotifyingCompiler : public Compiler {
+ public:
+  using Done = std::function<void(const CompileRequest&, const CompileResult&, size_t done)>;
+  NotifyingCompiler(Compiler& inner, Done done) : inner_(inner), done_(std::move(done)) {}
+  CompileResult compile(const CompileRequest& req) override {
+    CompileResult res = inner_.compile(req);
+    std::lock_guard<std::mutex> lock(m_);
+    done_(req, res, ++count_);
+    return res;
+  }
+
+ private:
+  Compiler& inner_;
+  Done done_;
+  std::mutex m_;
+  size_t count_ = 0;
+};
+
+}  // namespace
 
 OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std::string& only_kernel) {
   std::vector<CompileRequest> reqs;
@@ -43,16 +68,22 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
   }
   p.status.info("klineage: compiling " + std::to_string(reqs.size()) + " variants (" + std::to_string(p.jobs) +
                 " at a time)");
-  std::vector<CompileResult> compiled = compileAll(p.compiler, reqs, p.jobs);
-  for (size_t j = 0; j < reqs.size(); ++j) {
-    auto& r = reports[req_of[j]];
-    r.cubin = reqs[j].cubin;
-    r.compile_s = compiled[j].seconds;
-    if (!compiled[j].ok) {
+  // Each report gets its result as its compile finishes, and the status hears of it (the live
+  // progress line), one at a time.
+  NotifyingCompiler notifying(p.compiler, [&](const CompileRequest& req, const CompileResult& res, size_t done) {
+    size_t j = 0;  // compileAll hands the compiler the elements of `reqs` themselves; else by id
+    if (&req >= reqs.data() && &req < reqs.data() + reqs.size()) j = static_cast<size_t>(&req - reqs.data());
+    else while (j + 1 < reqs.size() && reqs[j].id != req.id) ++j;
+    auto& r = reports[req_of.at(j)];
+    r.cubin = req.cubin;
+    r.compile_s = res.seconds;
+    if (!res.ok) {
       r.outcome = Outcome::CompileFailed;
-      r.reason = compiled[j].log.substr(0, 4000);
+      r.reason = res.log.substr(0, 4000);
     }
-  }
+    p.status.variantCompiled(r, done, reqs.size());
+  });
+  compileAll(notifying, reqs, p.jobs);
 }
 
 }  // namespace klineage

@@ -19,6 +19,9 @@ class Status {
   virtual void kernelNote(const std::string& kernel, const std::string& line) { info("  " + kernel + ": " + line); }
   // One variant has its outcome; `done` of `total` variants of this run have one now.
   virtual void variantFinished(const VariantReport& r, size_t done, size_t total) = 0;
+  // One variant's compile has finished (r.outcome is compile-failed if it failed); `done` of
+  // `total` compiles of this run have. Called from the compile threads, one call at a time.
+  virtual void variantCompiled(const VariantReport& r, size_t done, size_t total) {}
 };
 
 // Keeps every line (tests, and callers that print later).
