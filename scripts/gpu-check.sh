@@ -4,12 +4,12 @@
 # Exits 1 when a part fails (each part asserts the outcomes it expects).
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
 #   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
-#          mutants (default: all)
+#          mutants ci-gate (default: all; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
 mkdir -p "$out"
-parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize mutants}
+parts=${*:-runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize mutants ci-gate}
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 runner="$prefix/bin/klineage-runner"; lib="$prefix/lib/libklineage_capture.so"
 cd "$root"
@@ -51,6 +51,8 @@ for p in $parts; do
       cp /tmp/kl-qss/klineage/kernels/report.json "$out/quickstart-sanitize-report.json" 2>/dev/null ;;
     mutants)  # tests/gpu/mutants: wrong, hostile and correct variants, each with its expected outcome
       TAIL=80 run mutants bash tests/gpu/mutants/run.sh "$prefix" /tmp/kl-mutants "${MUTANT_REPEAT:-10}" "$out" ;;
+    ci-gate)  # klineage ci: a baseline, the planted slower saxpy (exit 1), re-runs that must pass
+      TAIL=60 run ci-gate bash tests/gpu/ci_gate.sh "$prefix" /tmp/kl-ci "$out" "${CI_PHASE:-all}" "${CI_RERUNS:-10}" ;;
     *) echo "unknown part $p" ;;
   esac
 done
