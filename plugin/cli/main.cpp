@@ -12,6 +12,7 @@
 #include "gate/selection.h"
 #include "commands.h"
 #include "console_status.h"
+#include "ci.h"
 #include "optimize.h"
 
 namespace fs = std::filesystem;
@@ -62,6 +63,30 @@ int main(int argc, char** argv) {
                "Exit status: 0 every variant passed or was slower; otherwise the first rejected variant's outcome: "
                "10 wrong-result, 11 runtime-failed, 12 timeout, 13 compile-failed, 14 not-run; 1 KLineage failed, "
                "2 bad input.\n");
+
+  auto* ci = app.add_subcommand("ci", "Time every kernel as the build now compiles it against the original (same process, "
+                                      "interleaved) and a committed baseline; exit 1 on a regression (docs/ci.md).");
+  CiOptions ci_opt;
+  std::string max_slowdown;
+  ci->add_option("--config", ci_opt.config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
+  ci->add_option("--baseline", ci_opt.baseline, "the committed baseline (klineage-baseline.json)")->required();
+  ci->add_flag("--update-baseline", ci_opt.update_baseline, "rewrite the baseline from this run (atomically); fails only on wrong results");
+  ci->add_option("--max-slowdown", max_slowdown, "relative slowdown that fails (default 5%; \"5%\" or 0.05)");
+  ci->add_option("--min-ms", ci_opt.thresholds.min_ms, "a change smaller than this many ms never fails (default 0.005)")
+      ->check(CLI::NonNegativeNumber);
+  ci->add_option("--noise-scale", ci_opt.thresholds.noise_scale,
+                 "the threshold is at least this many times the measured relative noise (default 2)")
+      ->check(CLI::NonNegativeNumber);
+  ci->add_flag("--strict", ci_opt.strict, "a baseline from another GPU or driver is an error (exit 3), not a warning");
+  ci->add_flag("--allow-no-gpu", ci_opt.allow_no_gpu, "without a CUDA device exit 0 (with a message) instead of 3");
+  ci->add_option("--no-gpu-exit", ci_opt.no_gpu_exit, "exit code without a CUDA device (default 3; CTest uses 77 = skipped)")
+      ->check(CLI::Range(0, 255));
+  ci->add_option("--junit", ci_opt.junit, "also write the JUnit XML here");
+  ci->add_option("--markdown", ci_opt.markdown, "also write the Markdown summary here (GITHUB_STEP_SUMMARY is appended to when set)");
+  ci->add_option("-j,--jobs", ci_opt.jobs, "parallel compiles (default: all cores)");
+  ci->footer("Exit status: 0 pass, 1 a kernel is slower than the baseline beyond the threshold, 2 a kernel as built gives a "
+             "wrong result (or crashes, or hangs), 3 cannot measure (no GPU, no or unreadable baseline, a baseline kernel not "
+             "gated, --strict with a baseline from another GPU or driver).\n");
 
   auto* materialize = app.add_subcommand("materialize", "Write the build-tree copy of one source that the target compiles: the "
                                                         "selected version, or the original when it is stale (with a warning).");
@@ -136,6 +161,30 @@ int main(int argc, char** argv) {
       opt.write_selection = false;
       opt.only_kernel = opt.extra_variant_kernel;
       return runOptimize(opt, seams);
+    }
+    if (ci->parsed()) {
+      if (!max_slowdown.empty()) {
+        std::string v = max_slowdown;
+        const bool percent = !v.empty() && v.back() == '%';
+        if (percent) v.pop_back();
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || x < 0) {
+          std::cerr << "klineage: error: --max-slowdown: expected a fraction (0.05) or a percentage (5%), got '"
+                    << max_slowdown << "'\n";
+          return kCiCannotMeasure;
+        }
+        ci_opt.thresholds.max_slowdown = percent ? x / 100 : x;
+      }
+      try {
+        return runCi(ci_opt, seams);
+      } catch (const InputError& e) {  // ci's codes are its own: bad input cannot be measured
+        std::cerr << e.what() << std::endl;
+        return kCiCannotMeasure;
+      } catch (const std::exception& e) {
+        std::cerr << "klineage: error: " << e.what() << std::endl;
+        return kCiCannotMeasure;
+      }
     }
     if (materialize->parsed()) return cmdMaterialize(config, source);
     if (capture->parsed()) return cmdCapture(config, out, capture_cmd, capture_shapes, capture_bytes, capture_timeout);

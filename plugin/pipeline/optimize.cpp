@@ -15,6 +15,7 @@
 #include "core/workload.h"
 #include "features/feature.h"
 #include "gate/judge.h"
+#include "gate/selection.h"
 #include "gate_loop.h"
 #include "report.h"
 #include "report_html.h"
@@ -90,6 +91,7 @@ Report makeReport(const Pipeline& p, const Plans& plans, std::vector<VariantRepo
   if (p.gpu) rep.device = p.device.device;
   rep.device_reason = p.device.reason;
   rep.arch = p.gpu ? p.device.arch : "";
+  rep.driver = p.gpu ? p.device.driver : "";
   rep.backend = p.backend.name();
   rep.skipped = plans.skipped;
   for (const auto& k : plans.kernels)
@@ -98,6 +100,21 @@ Report makeReport(const Pipeline& p, const Plans& plans, std::vector<VariantRepo
   for (const auto& [name, r] : best) rep.selected[name] = {r->variant.id, r->speedup, r->variant.skills};
   rep.variants = std::move(reports);
   return rep;
+}
+
+// `klineage ci`: for each planned kernel, the text of its file as the build compiles it (what
+// `klineage materialize` decides: the selected copy when fresh, else the original), written
+// under ci/built/ and gated as a hand-written variant of the kernel.
+void addBuiltSources(Pipeline& p, const Plans& plans, std::vector<std::unique_ptr<VariantSource>>& sources) {
+  const Selection sel = loadSelection(p.layout.selection().string());
+  for (const auto& plan : plans.kernels) {
+    const std::string& file = plan.info->range.file;
+    const MaterializeDecision d = decideMaterialize(sel, file, [](const std::string& f) { return readFile(f); });
+    const std::string text = d.use_selected ? readFile(d.entry->selected) : p.originals.at(file);
+    const fs::path built = p.layout.root / "ci" / "built" / plan.info->name / "built.cu";
+    atomicWrite(built, text);
+    sources.push_back(makeHandWritten(plan.info->name, {built.string()}));
+  }
 }
 
 // Repair rounds (docs/pipeline.md): each source is shown the kernel's variants the gate did not
@@ -143,6 +160,12 @@ int gateExit(const std::vector<VariantReport>& reports) {
 int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, const Plans& plans,
            const std::vector<Skill>& skills, std::vector<VariantReport>& reports,
            std::map<std::string, std::vector<std::string>>& refusals, std::chrono::steady_clock::time_point t0) {
+  if (opt.measure_build) {
+    Report rep = makeReport(p, plans, reports, {}, refusals);
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.report_out) *opt.report_out = std::move(rep);
+    return kExitOk;
+  }
   auto best = p.gpu ? selectChecked(p, plans, reports) : std::map<std::string, const VariantReport*>{};
   const std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                              std::chrono::system_clock::now().time_since_epoch()).count());
@@ -192,7 +215,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
                 " CUDA sources)");
   const Manifest manifest = extractStage(p);
   std::vector<Skill> skills;
-  if (!opt.skip_skills) skills = loadSkills(p.cfg.skills, transformIds(), featureIds());
+  if (!opt.skip_skills && !opt.measure_build) skills = loadSkills(p.cfg.skills, transformIds(), featureIds());
   std::optional<Workload> workload;
   if (p.cfg.workload) {
     workload = loadWorkload(*p.cfg.workload);
@@ -218,10 +241,11 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
   const Plans plans = planKernels(p, manifest, workload, captured, originals.cubin, opt.only_kernel);
   std::vector<std::unique_ptr<VariantSource>> sources;
-  if (!opt.skip_skills) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
+  if (!opt.skip_skills && !opt.measure_build) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
+  if (opt.measure_build) addBuiltSources(p, plans, sources);
   if (!opt.extra_variant_sources.empty())
     sources.push_back(makeHandWritten(opt.extra_variant_kernel, opt.extra_variant_sources));
-  if (!opt.skip_skills) sources.push_back(makeLlmSource(skills, p.cfg));
+  if (!opt.skip_skills && !opt.measure_build) sources.push_back(makeLlmSource(skills, p.cfg));
   std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
   std::vector<VariantReport> reports = collectVariants(p, plans, originals, sources, refusals);
   compileVariants(p, reports);

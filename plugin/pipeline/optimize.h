@@ -13,6 +13,8 @@
 
 namespace klineage {
 
+struct Report;
+
 struct OptimizeOptions {
   std::string config;
   bool require_gpu = false;     // also from the config / KLINEAGE_REQUIRE_GPU
@@ -24,6 +26,11 @@ struct OptimizeOptions {
   unsigned repeat = 1;          // gate each variant this many times (fresh random inputs each)
   bool skip_skills = false;     // with an extra variant: gate only that one
   bool write_selection = true;
+  // `klineage ci`: gate each kernel as the build now compiles it (the selected copy where the
+  // selection is fresh, else the original) against the original; no skills, no selection, no
+  // report files. The run's Report goes to `report_out`.
+  bool measure_build = false;
+  Report* report_out = nullptr;
 };
 
 // The replaceable parts; unset ones are the real thing (nvcc, the config's backend over

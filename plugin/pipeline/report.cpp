@@ -28,7 +28,7 @@ nlohmann::json reportJson(const Report& r) {
   for (const auto& [k, why] : r.skipped) skipped.push_back({{"kernel", k}, {"reason", why}});
   nlohmann::json j = {{"format", "klineage-report-1"}, {"target", r.target},
                       {"device", r.device ? nlohmann::json(*r.device) : nlohmann::json(nullptr)},
-                      {"device_reason", r.device_reason}, {"arch", r.arch}, {"backend", r.backend},
+                      {"device_reason", r.device_reason}, {"arch", r.arch}, {"driver", r.driver}, {"backend", r.backend},
                       {"skipped", skipped}, {"seconds", r.seconds}};
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)

@@ -35,6 +35,7 @@ struct Report {
   std::string target;
   std::optional<std::string> device;         // unset: no CUDA device
   std::string device_reason, arch, backend;
+  std::string driver;                        // CUDA version the driver supports ("13.0"), if known
   std::vector<std::pair<std::string, std::string>> skipped;  // kernel, why
   std::vector<KernelEntry> kernels;
   std::vector<VariantReport> variants;       // the originals included
