@@ -113,8 +113,12 @@ void writeOutputs(const CiResult& r, const CiOptions& opt, const fs::path& dir, 
       status.warning(report_json.string() + " is not valid JSON; report.html shows the CI run only");
     }
   }
+  // The target's report.html becomes the last optimize report plus this CI section (a superset
+  // of what `ninja optimize` wrote); ci/report.html keeps a copy beside the other CI files.
   writeHtmlReport(rep ? &*rep : nullptr, &cj, (dir / "report.html").string());
-  status.info("klineage ci: " + (dir / "ci-summary.md").string() + ", ci-junit.xml, report.html");
+  writeHtmlReport(rep ? &*rep : nullptr, &cj, (dir.parent_path() / "report.html").string());
+  status.info("klineage ci: " + (dir / "ci-summary.md").string() + ", ci-junit.xml; report: " +
+              (dir.parent_path() / "report.html").string());
 }
 
 }  // namespace

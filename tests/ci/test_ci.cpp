@@ -210,6 +210,7 @@ TEST_CASE("klineage ci: record a baseline, pass on the same times, fail on a slo
   CHECK(ci.verdict("relu") == "same");
   CHECK(ci.junitCheck(2, 0, 0) == "ok");
   CHECK(fs::exists(ci.out() / "report.html"));
+  CHECK(readFile(ci.out().parent_path() / "report.html").find("klineage-ci-1") != std::string::npos);
   const std::string md = readFile(ci.out() / "ci-summary.md");
   CHECK(md.find("| `saxpy` | grid 262144 x block 256 | same |") != std::string::npos);
   // the samples behind each median are in ci.json for the report
