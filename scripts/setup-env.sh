@@ -3,7 +3,7 @@
 KLINEAGE_PACKAGES=(cmake ninja-build clang-16 libclang-16-dev libclang-cpp16-dev llvm-16-dev
                    libtomlplusplus-dev catch2 libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev python3
                    libclang-rt-16-dev  # libFuzzer and the sanitizer runtimes of clang-16 (tests/fuzz)
-                   chromium  # headless, opens report.html in its test (tests/report)
+                   chromium fonts-liberation  # headless, opens report.html in its test (tests/report)
                    slurmctld slurmd slurm-client munge)  # a single-node Slurm cluster on localhost (tests/slurm)
 
 klineage_install_packages() {
