@@ -88,6 +88,8 @@ set(error_cases
   "bad_backend=BACKEND must be local or slurm, got 'pbs'"
   "slurm_without_backend=SLURM_PARTITION needs BACKEND slurm"
   "ci_args_without_baseline=CI_ARGS needs CI_BASELINE <file>"
+  "llm_api_key=LLM_API_KEY: the API key is read only from the environment variable"
+  "bad_llm_requests=LLM_MAX_REQUESTS must be a non-negative integer, got 'lots'"
   "twice=klineage_optimize\\(\\) was already called for 'k'")
 set(expected_error "")
 foreach(e IN LISTS error_cases)
@@ -96,13 +98,13 @@ foreach(e IN LISTS error_cases)
   endif()
 endforeach()
 
-if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline")
+if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline" OR CASE STREQUAL "llm")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
             "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
             "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline")
+  if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline" OR CASE STREQUAL "llm")
     if(NOT rc EQUAL 0)
       fail("configure failed:\n${out}")
     endif()
@@ -128,6 +130,25 @@ if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STRE
       if(NOT out MATCHES "ci-k:" OR NOT out MATCHES "update-baseline-k:")
         fail("no ci-k / update-baseline-k targets")
       endif()
+    endif()
+    string(JSON llm_url GET "${cfg}" llm url)
+    if(CASE STREQUAL "llm")
+      expect_equal("config.json llm.url" "${llm_url}" "http://127.0.0.1:8080/v1/chat/completions")
+      string(JSON v GET "${cfg}" llm model)
+      expect_equal("config.json llm.model" "${v}" "qwen")
+      string(JSON v GET "${cfg}" llm max_requests)
+      expect_equal("config.json llm.max_requests" "${v}" "5")
+      string(JSON v GET "${cfg}" llm max_tokens)
+      expect_equal("config.json llm.max_tokens (default)" "${v}" "500000")
+      string(JSON v GET "${cfg}" llm repair_rounds)
+      expect_equal("config.json llm.repair_rounds" "${v}" "0")
+      string(JSON v GET "${cfg}" llm timeout_s)
+      expect_equal("config.json llm.timeout_s" "${v}" "0.5")
+    else()
+      expect_equal("config.json llm.url (default)" "${llm_url}" "")
+    endif()
+    if(cfg MATCHES "api_key|sk-")
+      fail("config.json mentions a key:\n${cfg}")
     endif()
     string(JSON backend GET "${cfg}" backend)
     if(CASE STREQUAL "backend_slurm")

@@ -17,6 +17,7 @@ else()
   set(_klineage_cmake_cases
     ok unknown_target unknown_keyword no_cuda_sources missing_workload bad_budget args_without_run
     bad_sanitize sanitize bad_backend slurm_without_backend backend_slurm ci_baseline ci_args_without_baseline
+    llm llm_api_key bad_llm_requests
     twice configure build subdirectory)
   foreach(_case IN LISTS _klineage_cmake_cases)
     string(REPLACE "_" " " _name "${_case}")
