@@ -74,6 +74,32 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
   return r;
 }
 
+// The launch's grid and block as `change` makes them, written around the user's expressions
+// (which may have side effects only if the user wrote them so: they are evaluated once each, except
+// a dim3 grid's, which is read per component as the original launch would convert it). "" when the
+// expression stays as it is.
+std::string gridText(const GeometryChange& c, const std::string& gt, bool integer) {
+  if (c.grid_x_divisor == 1 && c.grid_x_multiplier == 1 && (integer || c.grid_y_divisor == 1)) return "";
+  auto scaled = [](const std::string& e, unsigned mul, unsigned div) {
+    std::string v = mul > 1 ? "(" + e + ") * " + std::to_string(mul) : "(" + e + ")";
+    if (div <= 1) return mul > 1 ? "(" + v + ")" : v;
+    return "(" + v + " + " + std::to_string(div - 1) + ") / " + std::to_string(div);
+  };
+  if (integer) return scaled(gt, c.grid_x_multiplier, c.grid_x_divisor);
+  std::string g = "(" + gt + ")";
+  return "dim3(" + scaled(g + ".x", c.grid_x_multiplier, c.grid_x_divisor) + ", " +
+         scaled(g + ".y", 1, c.grid_y_divisor) + ", " + g + ".z)";
+}
+
+std::string blockText(const GeometryChange& c, const std::string& bt, bool integer) {
+  if (!c.block_x && !c.block_y) return "";
+  std::string b = "(" + bt + ")";
+  std::string x = c.block_x ? std::to_string(*c.block_x) : integer ? b : b + ".x";
+  if (integer && !c.block_y) return x;
+  std::string y = c.block_y ? std::to_string(*c.block_y) : integer ? "1" : b + ".y";
+  return "dim3(" + x + ", " + y + ", " + (integer ? "1" : b + ".z") + ")";
+}
+
 bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string& kernel_name,
                      const GeometryChange& change, std::string* why, unsigned* rewritten) {
   if (rewritten) *rewritten = 0;
@@ -105,27 +131,15 @@ bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string
       auto edit = [&](const clang::Expr* e, const std::string& text) {
         return !rw.ReplaceText(fileRange(ctx, e->getSourceRange()), text);
       };
-      if (change.grid_x_divisor > 1) {
-        std::string gt = sourceText(ctx, g->getSourceRange());
-        std::string d = std::to_string(change.grid_x_divisor);
-        std::string dm1 = std::to_string(change.grid_x_divisor - 1);
-        std::string text = g->getType()->isIntegerType()
-                               ? "((" + gt + ") + " + dm1 + ") / " + d
-                               : "dim3(((" + gt + ").x + " + dm1 + ") / " + d + ", (" + gt + ").y, (" + gt + ").z)";
-        if (!edit(g, text)) {
-          if (why) *why = "cannot edit the grid expression at " + file;
-          return false;
-        }
+      if (std::string text = gridText(change, sourceText(ctx, g->getSourceRange()), g->getType()->isIntegerType());
+          !text.empty() && !edit(g, text)) {
+        if (why) *why = "cannot edit the grid expression at " + file;
+        return false;
       }
-      if (change.block_x) {
-        std::string bt = sourceText(ctx, b->getSourceRange());
-        std::string text = b->getType()->isIntegerType()
-                               ? std::to_string(*change.block_x)
-                               : "dim3(" + std::to_string(*change.block_x) + ", (" + bt + ").y, (" + bt + ").z)";
-        if (!edit(b, text)) {
-          if (why) *why = "cannot edit the block expression at " + file;
-          return false;
-        }
+      if (std::string text = blockText(change, sourceText(ctx, b->getSourceRange()), b->getType()->isIntegerType());
+          !text.empty() && !edit(b, text)) {
+        if (why) *why = "cannot edit the block expression at " + file;
+        return false;
       }
       ++here;
     }

@@ -210,6 +210,34 @@ KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
   return k;
 }
 
+// The block of a launch, {x, y, z}, when every component is a compile-time constant: an integer
+// (`256`, `kThreads`) or a dim3 built in place (`dim3(16, 16)`, missing components are 1); else empty.
+std::vector<long long> blockDims(clang::ASTContext& ctx, const clang::Expr* b) {
+  if (b->isValueDependent() || b->isTypeDependent()) return {};
+  auto value = [&](const clang::Expr* e) -> std::optional<long long> {
+    clang::Expr::EvalResult r;
+    if (e->isValueDependent() || !e->getType()->isIntegerType() || !e->EvaluateAsInt(r, ctx)) return std::nullopt;
+    return r.Val.getInt().getExtValue();
+  };
+  if (b->getType()->isIntegerType()) {
+    if (auto v = value(b)) return {*v, 1, 1};
+    return {};
+  }
+  const clang::Expr* e = b->IgnoreImplicit();
+  if (auto* fc = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) e = fc->getSubExpr()->IgnoreImplicit();
+  auto* ce = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+  if (!ce || ce->getNumArgs() > 3) return {};
+  std::vector<long long> dims{1, 1, 1};
+  for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+    const clang::Expr* a = ce->getArg(i);
+    if (llvm::isa<clang::CXXDefaultArgExpr>(a)) continue;
+    auto v = value(a->IgnoreImpCasts());
+    if (!v) return {};
+    dims[i] = *v;
+  }
+  return dims;
+}
+
 void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& target_sources, Manifest& manifest) {
   const auto& sm = ctx.getSourceManager();
   auto isTargetSource = [&](const std::string& f) {
@@ -339,10 +367,8 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
     ls.shmem = argText(2, nullptr);
     ls.stream = argText(3, nullptr);
     if (cfg && cfg->getNumArgs() >= 2) {
-      if (const clang::Expr* b = writtenArg(cfg->getArg(1)); b && b->getType()->isIntegerType() && !b->isValueDependent()) {
-        clang::Expr::EvalResult r;
-        if (b->EvaluateAsInt(r, ctx)) ls.block_value = r.Val.getInt().getExtValue();
-      }
+      if (const clang::Expr* b = writtenArg(cfg->getArg(1))) ls.block_dims = blockDims(ctx, b);
+      if (ls.block_dims.size() == 3) ls.block_value = ls.block_dims[0] * ls.block_dims[1] * ls.block_dims[2];
       const clang::Expr* g = writtenArg(cfg->getArg(0));
       const clang::Expr* last = writtenArg(cfg->getArg(1));
       for (unsigned i = 2; i < cfg->getNumArgs(); ++i)

@@ -23,7 +23,14 @@ using TransformParams = std::map<std::string, std::string>;
 // Workload facts a transform itself needs to produce its edit (preconditions on facts that only
 // decide *whether* a skill may apply are checked by the skill matcher, not here).
 struct TransformFacts {
-  std::optional<long long> block_size;  // the block size every launch uses, when known
+  std::optional<long long> block_size;  // threads per block every launch uses, when known
+  std::optional<Dim3> block;            // the block shape every launch uses, when known
+  // The block shape when known, else a 1-D block of block_size threads (tests set only that).
+  std::optional<Dim3> shape() const {
+    if (block) return block;
+    if (block_size) return Dim3{*block_size, 1, 1};
+    return std::nullopt;
+  }
 };
 
 struct TransformRequest {

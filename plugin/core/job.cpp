@@ -74,8 +74,11 @@ unsigned elemSize(ElemType t) { return row(t).size; }
 bool isFloat(ElemType t) { return row(t).is_float; }
 
 Dim3 applyGrid(const GeometryChange& g, Dim3 grid) {
-  if (g.grid_x_divisor > 1) grid.x = (grid.x + g.grid_x_divisor - 1) / g.grid_x_divisor;
+  const long long d = g.grid_x_divisor ? g.grid_x_divisor : 1;
+  grid.x = (grid.x * g.grid_x_multiplier + d - 1) / d;
+  if (g.grid_y_divisor > 1) grid.y = (grid.y + g.grid_y_divisor - 1) / g.grid_y_divisor;
   if (grid.x < 1) grid.x = 1;
+  if (grid.y < 1) grid.y = 1;
   return grid;
 }
 std::string dimText(const Dim3& d) {
@@ -85,6 +88,7 @@ std::string dimText(const Dim3& d) {
 
 Dim3 applyBlock(const GeometryChange& g, Dim3 block) {
   if (g.block_x) block.x = *g.block_x;
+  if (g.block_y) block.y = *g.block_y;
   return block;
 }
 
@@ -101,12 +105,18 @@ void from_json(const nlohmann::json& j, Dim3& d) {
 }
 
 void to_json(nlohmann::json& j, const GeometryChange& g) {
-  j = {{"grid_x_divisor", g.grid_x_divisor}};
+  j = {{"grid_x_divisor", g.grid_x_divisor},
+       {"grid_x_multiplier", g.grid_x_multiplier},
+       {"grid_y_divisor", g.grid_y_divisor}};
   j["block_x"] = g.block_x ? nlohmann::json(*g.block_x) : nlohmann::json(nullptr);
+  j["block_y"] = g.block_y ? nlohmann::json(*g.block_y) : nlohmann::json(nullptr);
 }
 void from_json(const nlohmann::json& j, GeometryChange& g) {
   g.grid_x_divisor = j.value("grid_x_divisor", 1u);
+  g.grid_x_multiplier = j.value("grid_x_multiplier", 1u);
+  g.grid_y_divisor = j.value("grid_y_divisor", 1u);
   if (j.contains("block_x") && !j.at("block_x").is_null()) g.block_x = j.at("block_x").get<long long>();
+  if (j.contains("block_y") && !j.at("block_y").is_null()) g.block_y = j.at("block_y").get<long long>();
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingStats, median_ms, p10_ms, p90_ms, min_ms, runs, samples_ms)

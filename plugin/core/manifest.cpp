@@ -73,6 +73,7 @@ void to_json(nlohmann::json& j, const LaunchSite& l) {
        {"shmem", l.shmem}, {"stream", l.stream}, {"grid_type", l.grid_type}, {"block_type", l.block_type},
        {"args", l.args}, {"config_range", l.config_range}, {"in_target_sources", l.in_target_sources}};
   j["block_value"] = l.block_value ? nlohmann::json(*l.block_value) : nlohmann::json(nullptr);
+  j["block_dims"] = l.block_dims;
 }
 void from_json(const nlohmann::json& j, LaunchSite& l) {
   l.file = j.value("file", "");
@@ -88,6 +89,7 @@ void from_json(const nlohmann::json& j, LaunchSite& l) {
   if (j.contains("config_range")) l.config_range = j.at("config_range").get<SourceRange>();
   l.in_target_sources = j.value("in_target_sources", true);
   if (j.contains("block_value") && !j.at("block_value").is_null()) l.block_value = j.at("block_value").get<long long>();
+  l.block_dims = j.value("block_dims", std::vector<long long>{});
 }
 
 void to_json(nlohmann::json& j, const KernelInfo& k) {

@@ -34,7 +34,8 @@ struct LaunchSite {
   unsigned line = 0, column = 0;
   std::string grid, block, shmem, stream;  // expressions as written ("" when absent)
   std::string grid_type, block_type;       // "int", "unsigned int", "dim3", ...
-  std::optional<long long> block_value;    // block size when clang can evaluate it
+  std::optional<long long> block_value;    // threads per block when clang can evaluate it (dim3(16, 16): 256)
+  std::vector<long long> block_dims;       // {x, y, z} when clang can evaluate every component, else empty
   std::vector<std::string> args;
   SourceRange config_range;                // the text between <<< and >>>
   bool in_target_sources = true;

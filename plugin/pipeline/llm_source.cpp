@@ -173,6 +173,7 @@ class LlmSource : public VariantSource {
     if (!t) return false;
     TransformFacts tf;
     tf.block_size = plan.block_size;
+    tf.block = plan.block_shape;
     return applyStep(p.originals, p.setup.clang_args, plan.info->range.file, plan.info->name, *t, Direction::Forward,
                      paramsOf(s), tf)
         .applied;

@@ -13,14 +13,15 @@ namespace {
 
 // The block size every launch uses: the gated launch's, and every launch site that clang can
 // evaluate must agree; a launch site it cannot evaluate leaves it unknown.
-std::optional<long long> commonBlockSize(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
-  if (block.y != 1 || block.z != 1) return std::nullopt;
-  long long b = block.x;
+// The block every launch of the kernel uses (the gated one, every captured one, every launch site
+// as written), when they all agree; dim3(16, 16) literals count.
+std::optional<Dim3> commonBlock(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
   for (const auto& r : recs)
-    if (r.block.x != b || r.block.y != 1 || r.block.z != 1) return std::nullopt;
+    if (!(r.block == block)) return std::nullopt;
   for (const auto& l : k.launches)
-    if (!l.block_value || *l.block_value != b) return std::nullopt;
-  return b;
+    if (l.block_dims.size() != 3 || !(Dim3{l.block_dims[0], l.block_dims[1], l.block_dims[2]} == block))
+      return std::nullopt;
+  return block;
 }
 
 const LaunchRecord& largest(const std::vector<LaunchRecord>& recs) {
@@ -160,7 +161,8 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
       continue;
     }
     if (plan.wk) plan.probes = probeLaunches(*plan.wk, k);
-    plan.block_size = commonBlockSize(k, plan.block, plan.records);
+    plan.block_shape = commonBlock(k, plan.block, plan.records);
+    if (plan.block_shape) plan.block_size = plan.block_shape->x * plan.block_shape->y * plan.block_shape->z;
     if (plan.notes.empty() && plan.replay && plan.records.size() > 1)
       plan.notes.push_back(std::to_string(plan.records.size()) + " launch shapes captured; gated on the largest");
     out.kernels.push_back(std::move(plan));

@@ -26,7 +26,8 @@ struct KernelPlan {
   double timeout_s = 10;
   Dim3 grid, block;
   unsigned shmem = 0;
-  std::optional<long long> block_size;        // for launch-bounds: every launch uses it
+  std::optional<long long> block_size;        // threads per block every launch uses (launch-bounds)
+  std::optional<Dim3> block_shape;            // the block every launch uses, each component
   std::vector<std::string> notes;
   std::map<std::string, double> scalars;      // the scalar arguments of the gated launch
   std::optional<LaunchSite> site;             // the launch site whose geometry is gated (evaluable)

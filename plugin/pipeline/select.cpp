@@ -94,6 +94,7 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
   }
   TransformFacts tf;
   tf.block_size = plan.block_size;
+  tf.block = plan.block_shape;
   for (const auto& sid : v.skills) {
     const Skill* s = skillById(skills, sid);
     StepResult st = s ? applyStep(trial, p.setup.clang_args, v.kernel_file, v.kernel, *findTransform(s->transform),

@@ -1,5 +1,7 @@
 // The skill search: chains of skills applied one step at a time to a kernel, each step
 // re-parsed, its skill's preconditions checked on the kernel as it is then.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -61,6 +63,7 @@ class SkillSearch : public VariantSource {
       : budget_(budget), strategy_(std::move(s)) {
     for (const Skill& sk : skills)
       if (sk.hasTransform()) skills_.push_back(sk);
+    rankSkills(skills_);
   }
   std::string name() const override { return "skills (" + strategy_->name() + ")"; }
 
@@ -68,14 +71,30 @@ class SkillSearch : public VariantSource {
     Run run{p, plan, refusals, {}, {}, 0};
     strategy_->reset();
     std::vector<State> frontier{{p.originals, {}, {}, *plan.info}};
+    std::set<std::string> refused_on_original;
+    bool first = true;
     while (!frontier.empty() && run.made < budget_) {
       std::vector<State> next;
       for (const State& st : frontier)
         for (const Skill* s : strategy_->next(st.chain, skills_)) {
           if (run.made >= budget_) break;
           // `made` is marked when a chain is applied, so an order that fails leaves the set to another.
-          if (auto ns = step(run, st, *s)) next.push_back(std::move(*ns));
+          auto ns = step(run, st, *s);
+          if (!ns) {
+            if (first) refused_on_original.insert(s->id);
+            continue;
+          }
+          next.push_back(std::move(*ns));
+          if (!first) extendEnabled(run, next.back(), refused_on_original, next);
         }
+      if (first) {
+        // A step that makes a refused skill applicable (grid-stride-loop before vectorize-float4) is
+        // followed by that skill at once, before the budget goes to other single skills.
+        first = false;
+        const size_t singles = next.size();
+        for (size_t i = 0; i < singles && run.made < budget_; ++i)
+          extendEnabled(run, next[i], refused_on_original, next);
+      }
       frontier = std::move(next);
     }
     return std::move(run.reports);
@@ -102,6 +121,19 @@ class SkillSearch : public VariantSource {
     }
   };
 
+  // Depth first along the skills that were refused on the original kernel but apply after `st`.
+  void extendEnabled(Run& run, const State& st, const std::set<std::string>& refused, std::vector<State>& out) {
+    for (const Skill* s : strategy_->next(st.chain, skills_)) {
+      if (run.made >= budget_) return;
+      if (!refused.count(s->id)) continue;
+      if (auto ns = step(run, st, *s)) {
+        out.push_back(std::move(*ns));
+        State copy = out.back();
+        extendEnabled(run, copy, refused, out);
+      }
+    }
+  }
+
   std::optional<State> step(Run& run, const State& st, const Skill& s) {
     const KernelInfo& k = *run.plan.info;
     std::string why;
@@ -114,6 +146,7 @@ class SkillSearch : public VariantSource {
     }
     TransformFacts tfacts;
     tfacts.block_size = run.plan.block_size;
+    tfacts.block = run.plan.block_shape;
     StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
                              Direction::Forward, paramsOf(s), tfacts);
     if (!r.applied) {
@@ -165,6 +198,25 @@ class SkillSearch : public VariantSource {
 };
 
 }  // namespace
+
+double measuredSpeedup(const Skill& s) {
+  if (s.measured.empty()) return 1.0;
+  double log_sum = 0;
+  for (const MeasuredEffect& m : s.measured) log_sum += std::log(std::max(m.speedup, 1e-6));
+  return std::exp(log_sum / static_cast<double>(s.measured.size()));
+}
+
+void rankSkills(std::vector<Skill>& skills) {
+  // Measured effect first (geomean over the skill's recorded workloads), then the narrower anchor
+  // (more required features: a pattern-specific rewrite before a generic one), then by id.
+  std::stable_sort(skills.begin(), skills.end(), [](const Skill& a, const Skill& b) {
+    double ea = measuredSpeedup(a), eb = measuredSpeedup(b);
+    if (ea != eb) return ea > eb;
+    if (a.requires_features.size() != b.requires_features.size())
+      return a.requires_features.size() > b.requires_features.size();
+    return a.id < b.id;
+  });
+}
 
 std::unique_ptr<SearchStrategy> makeSubsetSearch() { return std::make_unique<SubsetSearch>(); }
 

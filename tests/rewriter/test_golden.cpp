@@ -5,8 +5,9 @@
 //   <case>.fwd-only.in.cu + .fwd-only.out.cu  forward(in) == out only
 //   <case>.noop.cu                          forward makes no edit, for the reason the case names
 // Each file holds one kernel named k. A line `// golden: key=value ...` sets transform params
-// (values may be quoted: key="two words"); the key block_size sets TransformFacts.block_size
-// (default 256; "none" leaves it unknown). Every no-op case names the refusal it expects with
+// (values may be quoted: key="two words"); the key block_size sets TransformFacts.block_size, the key block
+// ("16x16", "32x8x1") TransformFacts.block and block_size (default: block_size 256, block unknown;
+// block_size=none leaves it unknown). Every no-op case names the refusal it expects with
 // `// golden: refuses="<part of the reason>"`: the case fails when forward refuses for another one.
 // KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!).
 #include <catch2/catch.hpp>
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -132,6 +134,11 @@ Setup setupFor(const std::string& text) {
       if (k == "block_size") {
         if (v == "none") s.facts.block_size.reset();
         else s.facts.block_size = std::stoll(v);
+      } else if (k == "block") {  // a block shape, "16x16" or "32x8x1": TransformFacts.block
+        Dim3 d;
+        REQUIRE(std::sscanf(v.c_str(), "%lldx%lldx%lld", &d.x, &d.y, &d.z) >= 2);
+        s.facts.block = d;
+        s.facts.block_size = d.x * d.y * d.z;
       } else if (k == "refuses") {
         s.refuses = v;
       } else {
