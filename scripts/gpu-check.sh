@@ -4,7 +4,8 @@
 # Exits 1 when a part fails (each part asserts the outcomes it expects).
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
 #   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
-#          mutants ci-gate (default: all; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10)
+#          mutants ci-gate experts (default: all but experts; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10;
+#          experts: bench/experts.sh (EXPERTS_BUDGET) and the catalogue's planted wrong variants)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
@@ -53,6 +54,11 @@ for p in $parts; do
       TAIL=80 run mutants bash tests/gpu/mutants/run.sh "$prefix" /tmp/kl-mutants "${MUTANT_REPEAT:-10}" "$out" ;;
     ci-gate)  # klineage ci: a baseline, the planted slower saxpy (exit 1), re-runs that must pass
       TAIL=60 run ci-gate bash tests/gpu/ci_gate.sh "$prefix" /tmp/kl-ci "$out" "${CI_PHASE:-all}" "${CI_RERUNS:-10}" ;;
+    experts)  # naive / optimized / expert table, then the planted wrong variants of the catalogue
+      run experts bash bench/experts.sh "$prefix" /tmp/kl-experts
+      cp /tmp/kl-experts/*.out /tmp/kl-experts/optimize.log "$out/" 2>/dev/null
+      cp /tmp/kl-experts/optimized/klineage/naive/report.json "$out/experts-report.json" 2>/dev/null
+      run experts-planted bash tests/gpu/experts_planted.sh "$prefix" /tmp/kl-experts "${PLANTED_REPEAT:-3}" ;;
     *) echo "unknown part $p" ;;
   esac
 done

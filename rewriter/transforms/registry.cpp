@@ -12,6 +12,9 @@
   X(RestrictPointers) \
   X(LaunchBounds) \
   X(Unroll) \
+  X(BlockReduceAtomic) \
+  X(PrivatizeHistogram) \
+  X(WarpPerRow) \
   /* one line per transform, above this one */
 // clang-format on
 

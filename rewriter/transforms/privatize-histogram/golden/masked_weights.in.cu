@@ -1,0 +1,5 @@
+// golden: coarsen=16
+__global__ void k(int n, const unsigned int* keys, const int* w, int* bins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[keys[i] & 1023u], w[i]);
+}

@@ -1,0 +1,5 @@
+// golden: block=32x8 refuses="the block is not 1-D"
+__global__ void k(int n, const unsigned char* data, unsigned int* bins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[data[i]], 1u);
+}

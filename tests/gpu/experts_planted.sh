@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# On a GPU machine, after bench/experts.sh: gates the planted wrong variants of the catalogue's
+# transforms (tests/gpu/planted/*_no_*.cu: a block reduction, a privatized histogram and a
+# warp-per-row softmax each missing its barrier or combine step) against the optimized experts
+# build's config with `klineage gate`, which must reject each one (wrong-result, exit 10).
+# usage: tests/gpu/experts_planted.sh <klineage-install-prefix> <experts-work-dir> [repeat]
+set -uo pipefail
+prefix=$(realpath "$1"); work=$(realpath "$2"); repeat=${3:-3}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/gpu/lib.sh"
+cfg="$work/optimized/klineage/naive/config.json"
+[ -f "$cfg" ] || { echo "no $cfg: run bench/experts.sh first"; exit 1; }
+for planted in "reduce_no_sync reduce_sum" "histogram_no_sync histogram" "softmax_no_allreduce softmax_rows"; do
+  set -- $planted
+  "$prefix/bin/klineage" gate --config "$cfg" --kernel "$2" --variant "$root/tests/gpu/planted/$1.cu" \
+    --repeat "$repeat" >"$work/gate-$1.log" 2>&1
+  rc=$?
+  gr="$work/optimized/klineage/naive/gate-report.json"
+  got=$(val "$gr" '",".join(sorted(set(v["outcome"] for v in d["variants"] if not v["variant"]["is_original"])))')
+  tail -3 "$work/gate-$1.log"
+  check "planted $1 ($2) is wrong-result (got $got) and klineage gate exits 10 (got $rc)" test "$got" = "wrong-result" -a "$rc" -eq 10
+done
+finish experts-planted
