@@ -85,15 +85,19 @@ class SkillSearch : public VariantSource {
             continue;
           }
           next.push_back(std::move(*ns));
-          if (!first) extendEnabled(run, next.back(), refused_on_original, next);
+          // A step that makes a refused skill applicable (grid-stride-loop before vectorize-float4)
+          // is followed by that skill at once, before the budget goes to other single skills.
+          State copy = next.back();
+          extendEnabled(run, copy, refused_on_original, next);
         }
       if (first) {
-        // A step that makes a refused skill applicable (grid-stride-loop before vectorize-float4) is
-        // followed by that skill at once, before the budget goes to other single skills.
+        // Singles tried before a later single was refused: offer them that one too.
         first = false;
         const size_t singles = next.size();
-        for (size_t i = 0; i < singles && run.made < budget_; ++i)
-          extendEnabled(run, next[i], refused_on_original, next);
+        for (size_t i = 0; i < singles && run.made < budget_; ++i) {
+          State copy = next[i];
+          extendEnabled(run, copy, refused_on_original, next);
+        }
       }
       frontier = std::move(next);
     }
@@ -128,7 +132,7 @@ class SkillSearch : public VariantSource {
       if (!refused.count(s->id)) continue;
       if (auto ns = step(run, st, *s)) {
         out.push_back(std::move(*ns));
-        State copy = out.back();
+        State copy = out.back();  // `out` may grow below
         extendEnabled(run, copy, refused, out);
       }
     }

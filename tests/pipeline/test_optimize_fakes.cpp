@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,36 @@ TEST_CASE("pipeline: the fastest passing variant is selected and its launches re
   auto rep = p.report();
   CHECK(rep["selected"]["saxpy"]["skills"] == nlohmann::json({"grid-stride-loop", "vectorize-float4"}));
   for (const auto& v : rep["variants"]) CHECK_FALSE(v["outcome"].get<std::string>().empty());
+}
+
+TEST_CASE("pipeline: with BUDGET 4 the chain a skill enables is gated before other single skills", "[pipeline]") {
+  // vectorize-float4 needs the grid-stride loop first: the search follows grid-stride-loop into it at
+  // once instead of spending the budget on the other skills alone (breadth first, it never got there).
+  Project p(4);
+  FakeCompiler cc;
+  FakeRunner gpu;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+  const nlohmann::json all = p.report();
+  std::map<std::string, std::vector<std::string>> chains;
+  for (const auto& v : all["variants"]) {
+    std::string c;
+    for (const auto& s : v["variant"]["skills"]) c += (c.empty() ? "" : "+") + s.get<std::string>();
+    if (!c.empty()) chains[v["variant"]["kernel"].get<std::string>()].push_back(c);
+  }
+  for (const char* k : {"saxpy", "relu"}) {
+    INFO(k);
+    REQUIRE(chains[k].size() <= 4);
+    REQUIRE(chains[k].size() >= 2);
+    CHECK(chains[k][0] == "grid-stride-loop");
+    CHECK(chains[k][1] == "grid-stride-loop+vectorize-float4");
+  }
+  Selection sel = p.selection();
+  const SelectedSource* s = sel.find((p.root / "src/saxpy.cu").string());
+  REQUIRE(s != nullptr);
+  REQUIRE(s->kernels.size() == 1);
+  CHECK(chainOf(s->kernels[0]) == "grid-stride-loop+vectorize-float4");
 }
 
 TEST_CASE("pipeline: a wrong variant is never selected, whatever its speed", "[pipeline]") {

@@ -440,3 +440,41 @@ int helper(int x) { return x + 1; }
   const bool with_attr = h0 == fnv1a64Hex("__global__ " + def);
   CHECK((plain || with_attr));
 }
+
+TEST_CASE("extract: the block of a launch, an integer or a dim3 built in place", "[extract]") {
+  TempDir t;
+  std::string text = R"(
+__global__ void k2(float* p, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) p[y * w + x] = 0.0f;
+}
+constexpr int kTile = 8;
+void run(float* p, int w, int h, int b) {
+  dim3 grid((w + 15) / 16, (h + 15) / 16);
+  k2<<<grid, dim3(16, 16)>>>(p, w, h);
+  k2<<<grid, dim3(32, kTile, 2)>>>(p, w, h);
+  k2<<<grid, 128>>>(p, w, h);
+  k2<<<grid, dim3(b, 4)>>>(p, w, h);
+  dim3 block(16, 16);
+  k2<<<grid, block>>>(p, w, h);
+}
+)";
+  std::string file = t.write("k2.cu", text);
+  Manifest m = extract(t, {file});
+  INFO(describe(m));
+  const KernelInfo* k = m.find("k2");
+  REQUIRE(k);
+  REQUIRE(k->launches.size() == 5);
+  CHECK(k->launches[0].block_dims == std::vector<long long>{16, 16, 1});
+  CHECK(k->launches[0].block_value == 256LL);
+  CHECK(k->launches[1].block_dims == std::vector<long long>{32, 8, 2});
+  CHECK(k->launches[1].block_value == 512LL);
+  CHECK(k->launches[2].block_dims == std::vector<long long>{128, 1, 1});
+  CHECK(k->launches[2].block_value == 128LL);
+  // not compile-time constants: a runtime component, a variable
+  CHECK(k->launches[3].block_dims.empty());
+  CHECK_FALSE(k->launches[3].block_value);
+  CHECK(k->launches[4].block_dims.empty());
+  CHECK_FALSE(k->launches[4].block_value);
+}

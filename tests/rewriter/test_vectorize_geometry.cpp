@@ -118,3 +118,55 @@ TEST_CASE("grid-stride-loop forward then vectorize-access composes", "[transform
   REQUIRE(gb.applied);
   CHECK(textOf(gb) == src);
 }
+
+TEST_CASE("launch sites: grid.x multiplier, grid.y divisor and a 2-D block are written around the user's expressions",
+          "[transforms]") {
+  const std::string file = "/tmp/klineage-golden/properties/launch.cu";
+  const std::string text = R"(__global__ void k(float* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 0.0f;
+}
+void run(float* p, int n, int h) {
+  k<<<(n + 255) / 256, 256>>>(p, n);
+  dim3 grid((n + 15) / 16, (h + 15) / 16);
+  k<<<grid, dim3(16, 16)>>>(p, n);
+}
+)";
+  ClangParseSetup setup;
+  setup.cuda_path = klineage::test::cudaHome();
+  setup.resource_dir = klineage::test::clangResourceDir();
+  setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
+  ArgsByFile args{{file, clangArgsFor(CudaFlags{}, setup)}};
+
+  GeometryChange rows;  // warp-per-row
+  rows.grid_x_multiplier = 32;
+  Overlay o{{file, text}};
+  unsigned n = 0;
+  std::string why;
+  REQUIRE(rewriteLaunches(o, args, "k", rows, &why, &n));
+  CHECK(n == 2);
+  CHECK(o.at(file).find("k<<<(((n + 255) / 256) * 32), 256>>>") != std::string::npos);
+  CHECK(o.at(file).find("k<<<dim3((((grid).x) * 32), ((grid).y), (grid).z), dim3(16, 16)>>>") != std::string::npos);
+
+  GeometryChange tile;  // a 32 x 8 block covering 32 x 32 where 16 x 16 covered 16 x 16
+  tile.grid_x_divisor = 2;
+  tile.grid_y_divisor = 2;
+  tile.block_x = 32;
+  tile.block_y = 8;
+  Overlay t{{file, text}};
+  REQUIRE(rewriteLaunches(t, args, "k", tile, &why, &n));
+  CHECK(t.at(file).find("k<<<(((n + 255) / 256) + 1) / 2, dim3(32, 8, 1)>>>") != std::string::npos);
+  CHECK(t.at(file).find("k<<<dim3((((grid).x) + 1) / 2, (((grid).y) + 1) / 2, (grid).z), dim3(32, 8, (dim3(16, 16)).z)>>>") !=
+        std::string::npos);
+
+  // the gate applies the same change to the evaluated launch
+  CHECK(applyGrid(rows, Dim3{16, 1, 1}).x == 512);
+  Dim3 g = applyGrid(tile, Dim3{438, 157, 1});
+  CHECK(g.x == 219);
+  CHECK(g.y == 79);
+  Dim3 b = applyBlock(tile, Dim3{16, 16, 1});
+  CHECK((b.x == 32 && b.y == 8 && b.z == 1));
+  GeometryChange both = rows;
+  both.compose(tile);
+  CHECK(applyGrid(both, Dim3{3, 1, 1}).x == 48);  // ceil(3 * 32 / 2)
+}
