@@ -12,6 +12,7 @@
   X(RestrictPointers) \
   X(LaunchBounds) \
   X(Unroll) \
+  X(TileTranspose) \
   X(BlockReduceAtomic) \
   X(PrivatizeHistogram) \
   X(WarpPerRow) \
