@@ -12,7 +12,8 @@
 # means expert speed), naive->optimized speedup, and the geomean of the speedups.
 # Extra options go to both `experts` runs (--quick, --only KIND, --reps N).
 # Environment: EXPERTS_BUDGET (variants gated per kernel, default 4; KLineage's own default is 16),
-# CUDAARCHS (default 90).
+# EXPERTS_SKILLS (skill directories, ';'-separated, instead of KLineage's library: e.g. only the
+# block-size skills), CUDAARCHS (default 90).
 # Exit status: 0 all checks passed, 1 a check failed or a step failed, 2 usage, 77 no CUDA device.
 set -euo pipefail
 
@@ -34,6 +35,7 @@ step "configure $work/naive (EXPERTS_NO_KLINEAGE=ON) and $work/optimized (BUDGET
 cmake -S "$src" -B "$work/naive" -G Ninja -DEXPERTS_NO_KLINEAGE=ON >"$work/configure-naive.log" 2>&1 ||
   { tail -30 "$work/configure-naive.log"; exit 1; }
 cmake -S "$src" -B "$work/optimized" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DEXPERTS_BUDGET="$budget" \
+  -DEXPERTS_SKILLS="${EXPERTS_SKILLS:-}" \
   >"$work/configure-optimized.log" 2>&1 || { tail -30 "$work/configure-optimized.log"; exit 1; }
 
 step "build the naive configuration"

@@ -16,6 +16,7 @@
   X(BlockReduceAtomic) \
   X(PrivatizeHistogram) \
   X(WarpPerRow) \
+  X(BlockSize) \
   /* one line per transform, above this one */
 // clang-format on
 

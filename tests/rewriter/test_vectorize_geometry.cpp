@@ -170,3 +170,34 @@ void run(float* p, int n, int h) {
   both.compose(tile);
   CHECK(applyGrid(both, Dim3{3, 1, 1}).x == 48);  // ceil(3 * 32 / 2)
 }
+
+TEST_CASE("block-size keeps the number of threads: block.x = B, grid.x * B0 / B", "[transforms]") {
+  const char* text = R"(__global__ void k(int n, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 1.0f;
+}
+)";
+  TransformFacts facts;
+  facts.block_size = 256;
+  const std::string file = "/tmp/klineage-golden/properties/k.cu";
+  ClangParseSetup setup;
+  setup.cuda_path = klineage::test::cudaHome();
+  setup.resource_dir = klineage::test::clangResourceDir();
+  setup.compat_dir = std::string(KLINEAGE_SOURCE_DIR) + "/rewriter/compat";
+  ArgsByFile args{{file, clangArgsFor(CudaFlags{}, setup)}};
+  for (long long b : {64LL, 512LL, 1024LL}) {
+    INFO(b);
+    StepResult r = applyStep(Overlay{{file, text}}, args, file, "k", *findTransform("block-size"), Direction::Forward,
+                             TransformParams{{"threads", std::to_string(b)}}, facts);
+    REQUIRE(r.applied);
+    CHECK(r.overlay.at(file).find("__launch_bounds__(" + std::to_string(b) + ") k(") != std::string::npos);
+    REQUIRE(r.geometry.block_x);
+    CHECK(*r.geometry.block_x == b);
+    // 2^26 elements at 256 threads: 262144 blocks; the same threads at B
+    Dim3 g = applyGrid(r.geometry, Dim3{262144, 1, 1});
+    CHECK(g.x * b == 262144LL * 256);
+    CHECK(applyBlock(r.geometry, Dim3{256, 1, 1}).x == b);
+    // an odd grid still covers every old thread
+    CHECK(applyGrid(r.geometry, Dim3{3, 1, 1}).x * b >= 3 * 256);
+  }
+}

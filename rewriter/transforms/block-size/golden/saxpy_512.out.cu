@@ -1,0 +1,5 @@
+// golden: threads=512
+__global__ void __launch_bounds__(512) k(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
