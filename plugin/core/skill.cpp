@@ -97,7 +97,7 @@ class SkillReader {
   Skill read(const std::vector<std::string>& known_transforms, const std::vector<std::string>& known_features) {
     const toml::table root = parseTomlFile(file_, "skill file");
     checkKeys(root, {"anchor", "effect", "id", "intent", "materialize", "params", "preconditions", "prompt",
-                     "provenance", "risks", "schema", "transform"},
+                     "provenance", "risks", "schema", "search_rank", "transform"},
               "the skill file");
     Skill s;
     s.path = file_;
@@ -152,6 +152,13 @@ class SkillReader {
       if (std::find(known.begin(), known.end(), name) == known.end())
         failAt(root.get("prompt"), "prompt: unknown placeholder '{{" + name + (close == std::string::npos ? "" : "}}") +
                                        "'; valid placeholders: " + joinNames(known));
+    }
+
+    if (const toml::node* r = root.get("search_rank")) {
+      auto v = r->as_integer();
+      if (!v || v->get() < -100 || v->get() > 100)
+        failAt(r, "search_rank: expected an integer from -100 to 100 (lower is tried first; default 0)");
+      s.search_rank = static_cast<int>(v->get());
     }
 
     if (const toml::node* p = root.get("params")) {
@@ -335,6 +342,7 @@ nlohmann::json skillToJson(const Skill& s) {
           {"intent", s.intent},
           {"transform", s.transform},
           {"materialize", materializeName(s.materialize)},
+          {"search_rank", s.search_rank},
           {"prompt", s.prompt},
           {"params", s.params},
           {"anchor",

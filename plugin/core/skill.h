@@ -36,6 +36,7 @@ struct Skill {
   int schema = 1;
   std::string id, intent, transform;                  // transform: "" when materialize is Llm
   Materialize materialize = Materialize::Transform;
+  int search_rank = 0;                                // the skill search tries lower ranks first
   std::string prompt;                                 // the LLM prompt template ("": the default one)
   nlohmann::json params = nlohmann::json::object();  // transform parameters, TOML values as JSON
   std::string anchor_description;

@@ -211,9 +211,11 @@ double measuredSpeedup(const Skill& s) {
 }
 
 void rankSkills(std::vector<Skill>& skills) {
-  // Measured effect first (geomean over the skill's recorded workloads), then the narrower anchor
+  // The skill's search_rank first (block-size tuning after the rewrites that restructure code), then
+  // the measured effect (geomean over the skill's recorded workloads), then the narrower anchor
   // (more required features: a pattern-specific rewrite before a generic one), then by id.
   std::stable_sort(skills.begin(), skills.end(), [](const Skill& a, const Skill& b) {
+    if (a.search_rank != b.search_rank) return a.search_rank < b.search_rank;
     double ea = measuredSpeedup(a), eb = measuredSpeedup(b);
     if (ea != eb) return ea > eb;
     if (a.requires_features.size() != b.requires_features.size())

@@ -51,8 +51,9 @@ class SearchStrategy {
 
 // Every set of skills once (in the first order that applies), breadth first: single skills, then
 // pairs, ... (today's search).
-// The order the skill search tries skills in: the larger recorded effect (geomean of a skill's
-// [[effect.measured]] speedups, 1.0 when none) first, then the narrower anchor, then the id.
+// The order the skill search tries skills in: the lower search_rank first, then the larger recorded
+// effect (geomean of a skill's [[effect.measured]] speedups, 1.0 when none), then the narrower
+// anchor, then the id.
 double measuredSpeedup(const Skill& s);
 void rankSkills(std::vector<Skill>& skills);
 
