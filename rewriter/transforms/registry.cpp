@@ -17,6 +17,7 @@
   X(PrivatizeHistogram) \
   X(WarpPerRow) \
   X(BlockSize) \
+  X(TileSgemm) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -201,3 +201,30 @@ TEST_CASE("block-size keeps the number of threads: block.x = B, grid.x * B0 / B"
     CHECK(applyGrid(r.geometry, Dim3{3, 1, 1}).x * b >= 3 * 256);
   }
 }
+
+TEST_CASE("tile-sgemm reports grid / 4 in x and y for a 16 x 16 block, and refuses another block", "[transforms]") {
+  const char* text = R"(__global__ void k(int M, int N, int K, const float* A, const float* B, float* C) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}
+)";
+  TransformFacts facts;
+  facts.block = Dim3{16, 16, 1};
+  facts.block_size = 256;
+  StepResult r = run("tile-sgemm", text, Direction::Forward, facts);
+  REQUIRE(r.applied);
+  CHECK(r.geometry.grid_x_divisor == 4);
+  CHECK(r.geometry.grid_y_divisor == 4);
+  CHECK_FALSE(r.geometry.block_x);
+  // 1536 x 1024 of C on 16 x 16 blocks: 64 x 96 blocks; 64 x 64 tiles: 16 x 24
+  Dim3 g = applyGrid(r.geometry, Dim3{64, 96, 1});
+  CHECK((g.x == 16 && g.y == 24));
+  facts.block = Dim3{32, 8, 1};
+  StepResult no = run("tile-sgemm", text, Direction::Forward, facts);
+  CHECK_FALSE(no.applied);
+}

@@ -1,0 +1,11 @@
+// golden: refuses="the block is 32x8x1; tile-sgemm needs 16x16x1"
+// golden: block=32x8
+__global__ void k(int M, int N, int K, const float* A, const float* B, float* C) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}

@@ -1,0 +1,12 @@
+// golden: refuses="the loop is not `for (int k = 0; k < K; ++k)`"
+// golden: block=16x16
+// Every other k: not a full dot product.
+__global__ void k(int M, int N, int K, const float* A, const float* B, float* C) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; k += 2) acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}

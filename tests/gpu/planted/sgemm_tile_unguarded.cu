@@ -1,0 +1,68 @@
+// Planted wrong variant of examples/experts/src/naive/sgemm.cu: the tile-sgemm kernel (64 x 64 tile
+// of C per 16 x 16 block, 4 x 4 outputs per thread, K in steps of 16) with the K-tail guard (k < K)
+// of the A and B tile loads removed. When K % 16 != 0 the last K tile reads A past the end of each
+// row (the next row's first elements) and B past its last row, beyond its allocation (in the gate:
+// the guard pattern after the buffer), and adds those products instead of zeros: wrong sums in
+// every element of C. The gate must reject it (wrong-result). The declared experts workload
+// (1536 x 1024 x 768) does not show it (K is a multiple of 16: nothing is read out of range); the
+// gate's probe shapes do (K = 769, and M = N = K = 1013).
+#include "naive.h"
+
+__global__ void sgemm(int M, int N, int K, const float* A, const float* B, float* C) {
+  // kl: a 64 x 64 tile of C per 16 x 16 block, 4 x 4 outputs per thread (strided by 16), K in steps of 16
+  __shared__ float kl_As[16][64 + 2];  // A's tile, transposed
+  __shared__ float kl_Bs[16][64];
+  const int kl_r0 = blockIdx.y * 64;
+  const int kl_c0 = blockIdx.x * 64;
+  const int kl_t = threadIdx.y * 16 + threadIdx.x;
+  float kl_acc[4][4];
+  #pragma unroll
+  for (int kl_i = 0; kl_i < 4; ++kl_i)
+    #pragma unroll
+    for (int kl_j = 0; kl_j < 4; ++kl_j) kl_acc[kl_i][kl_j] = 0.0f;
+  for (int kl_k0 = 0; kl_k0 < K; kl_k0 += 16) {
+    #pragma unroll
+    for (int kl_i = 0; kl_i < 4; ++kl_i) {
+      int row = kl_r0 + kl_t / 16 + 16 * kl_i;
+      int k = kl_k0 + kl_t % 16;
+      kl_As[kl_t % 16][kl_t / 16 + 16 * kl_i] = row < M ? A[row * K + k] : 0.0f;  // planted: no k < K
+    }
+    #pragma unroll
+    for (int kl_i = 0; kl_i < 4; ++kl_i) {
+      int k = kl_k0 + kl_t / 64 + 4 * kl_i;
+      int col = kl_c0 + kl_t % 64;
+      kl_Bs[kl_t / 64 + 4 * kl_i][kl_t % 64] = col < N ? B[k * N + col] : 0.0f;  // planted: no k < K
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int kl_kk = 0; kl_kk < 16; ++kl_kk) {
+      float kl_a[4], kl_b[4];
+      #pragma unroll
+      for (int kl_i = 0; kl_i < 4; ++kl_i) kl_a[kl_i] = kl_As[kl_kk][threadIdx.y + 16 * kl_i];
+      #pragma unroll
+      for (int kl_j = 0; kl_j < 4; ++kl_j) kl_b[kl_j] = kl_Bs[kl_kk][threadIdx.x + 16 * kl_j];
+      #pragma unroll
+      for (int kl_i = 0; kl_i < 4; ++kl_i)
+        #pragma unroll
+        for (int kl_j = 0; kl_j < 4; ++kl_j) kl_acc[kl_i][kl_j] += kl_a[kl_i] * kl_b[kl_j];
+    }
+    __syncthreads();
+  }
+  #pragma unroll
+  for (int kl_i = 0; kl_i < 4; ++kl_i)
+    #pragma unroll
+    for (int kl_j = 0; kl_j < 4; ++kl_j) {
+      int row = kl_r0 + threadIdx.y + 16 * kl_i;
+      int col = kl_c0 + threadIdx.x + 16 * kl_j;
+      if (row < M && col < N) {
+        float acc = kl_acc[kl_i][kl_j];
+        C[row * N + col] = acc;
+      }
+    }
+}
+
+cudaError_t launch_sgemm(int M, int N, int K, const float* A, const float* B, float* C) {
+  dim3 grid((N + 63) / 64, (M + 63) / 64);  // the tiled grid: (N + 15) / 16 and (M + 15) / 16, divided by 4
+  sgemm<<<grid, dim3(16, 16)>>>(M, N, K, A, B, C);
+  return cudaGetLastError();
+}
