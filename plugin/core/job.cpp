@@ -81,6 +81,23 @@ Dim3 applyGrid(const GeometryChange& g, Dim3 grid) {
   if (grid.y < 1) grid.y = 1;
   return grid;
 }
+std::string geometryText(const GeometryChange& g) {
+  std::vector<std::string> parts;
+  if (g.grid_x_multiplier != 1 || g.grid_x_divisor != 1) {
+    std::string x = "grid.x";
+    if (g.grid_x_multiplier != 1) x += "*" + std::to_string(g.grid_x_multiplier);
+    if (g.grid_x_divisor != 1) x += "/" + std::to_string(g.grid_x_divisor);
+    parts.push_back(x);
+  }
+  if (g.grid_y_divisor != 1) parts.push_back("grid.y/" + std::to_string(g.grid_y_divisor));
+  if (g.block_x && g.block_y) parts.push_back("block " + std::to_string(*g.block_x) + "x" + std::to_string(*g.block_y));
+  else if (g.block_x) parts.push_back("block.x " + std::to_string(*g.block_x));
+  else if (g.block_y) parts.push_back("block.y " + std::to_string(*g.block_y));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 std::string dimText(const Dim3& d) {
   if (d.y == 1 && d.z == 1) return std::to_string(d.x);
   return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";

@@ -51,6 +51,9 @@ struct GeometryChange {
   }
 };
 Dim3 applyGrid(const GeometryChange& g, Dim3 grid);
+// "grid.x/4", "grid.x*32", "grid.x*256/512, block.x 512", "grid.x/2, grid.y/2, block 32x8": for
+// progress lines and reports ("" when nothing changes).
+std::string geometryText(const GeometryChange& g);
 // "4096" for a 1-D size, else "[4096,2,1]": for reports and notes.
 std::string dimText(const Dim3& d);
 Dim3 applyBlock(const GeometryChange& g, Dim3 block);

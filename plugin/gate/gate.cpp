@@ -185,7 +185,7 @@ std::string progressLine(const VariantReport& rep) {
     chain = rep.variant.is_original ? "(original)" : "(" + rep.variant.id.substr(rep.variant.id.find('/') + 1) + ")";
   char buf[64] = "";
   os << rep.variant.kernel << "  " << chain;
-  if (rep.variant.geometry.changes()) os << " [grid.x/" << rep.variant.geometry.grid_x_divisor << "]";
+  if (rep.variant.geometry.changes()) os << " [" << geometryText(rep.variant.geometry) << "]";
   os << "  " << outcomeName(rep.outcome);
   if (rep.variant_ms > 0) {
     std::snprintf(buf, sizeof buf, "  %.3f ms  %.2fx", rep.variant_ms, rep.speedup);

@@ -571,6 +571,25 @@ TEST_CASE("progressLine: one readable line per variant", "[gate]") {
   r.variant.geometry.grid_x_divisor = 4;
   CHECK(progressLine(r) == "saxpy  grid-stride-loop+vectorize-float4 [grid.x/4]  passed  0.412 ms  1.31x");
 
+  // every part of a launch change is named (warp-per-row, block-size, a 2-D tile)
+  GeometryChange rows;
+  rows.grid_x_multiplier = 32;
+  CHECK(geometryText(rows) == "grid.x*32");
+  GeometryChange bs;
+  bs.grid_x_multiplier = 256;
+  bs.grid_x_divisor = 512;
+  bs.block_x = 512;
+  CHECK(geometryText(bs) == "grid.x*256/512, block.x 512");
+  GeometryChange tile;
+  tile.grid_x_divisor = 2;
+  tile.grid_y_divisor = 2;
+  tile.block_x = 32;
+  tile.block_y = 8;
+  CHECK(geometryText(tile) == "grid.x/2, grid.y/2, block 32x8");
+  CHECK(geometryText(GeometryChange{}).empty());
+  r.variant.geometry = tile;
+  CHECK(progressLine(r) == "saxpy  grid-stride-loop+vectorize-float4 [grid.x/2, grid.y/2, block 32x8]  passed  0.412 ms  1.31x");
+
   VariantReport f;
   f.variant.kernel = "relu";
   f.variant.skills = {"vectorize-float4"};
