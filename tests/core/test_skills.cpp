@@ -7,6 +7,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <unistd.h>
 
@@ -118,7 +120,8 @@ WorkloadFacts factsWithOffsets(unsigned long long x_off, unsigned long long y_of
 TEST_CASE("skills: the shipped skills load", "[skills]") {
   std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, transformFolders());
   REQUIRE(skills.size() == shippedSkillFiles());
-  std::map<std::string, const Skill*> by_transform;
+  std::map<std::string, const Skill*> by_id;
+  std::set<std::string> transforms_used;
   for (const auto& s : skills) {
     CHECK(s.schema == 1);
     CHECK(s.provenance_kind == "hand-written");
@@ -130,16 +133,23 @@ TEST_CASE("skills: the shipped skills load", "[skills]") {
     }
     CHECK_FALSE(s.intent.empty());
     CHECK_FALSE(s.risks.empty());
-    by_transform[s.transform] = &s;
+    by_id[s.id] = &s;
+    if (!s.transform.empty()) transforms_used.insert(s.transform);
   }
-  REQUIRE(by_transform.size() == skills.size());  // one skill per transform
-  // only vectorize has been measured so far (on the quickstart, H200)
-  CHECK(by_transform["vectorize-access"]->measured.size() == 2);
-  CHECK(by_transform["restrict-pointers"]->measured.empty());
-  CHECK(by_transform["restrict-pointers"]->params.at("add_const") == true);
-  CHECK(by_transform["restrict-pointers"]->facts == std::vector<std::string>{"no-overlap"});
-  CHECK(by_transform["launch-bounds"]->facts == std::vector<std::string>{"uniform-block-size"});
-  const Skill& vec = *by_transform["vectorize-access"];
+  REQUIRE(by_id.size() == skills.size());
+  // every transform is named by at least one skill (block-size by one per size, the reductions by two grids)
+  for (const std::string& t : transformFolders()) {
+    INFO("transform " << t);
+    CHECK(transforms_used.count(t) == 1);
+  }
+  CHECK(by_id["vectorize-float4"]->measured.size() == 2);
+  CHECK(by_id["restrict-pointers"]->measured.empty());
+  CHECK(by_id["restrict-pointers"]->params.at("add_const") == true);
+  CHECK(by_id["restrict-pointers"]->facts == std::vector<std::string>{"no-overlap"});
+  CHECK(by_id["launch-bounds"]->facts == std::vector<std::string>{"uniform-block-size"});
+  CHECK(by_id["block-size-512"]->params.at("threads") == 512);
+  CHECK(by_id["block-size-512"]->search_rank == 1);
+  const Skill& vec = *by_id["vectorize-float4"];
   CHECK(vec.params.at("width") == 4);
   CHECK(vec.facts == std::vector<std::string>{"aligned16(all pointers)", "no-overlap"});
   CHECK(vec.requires_features == std::vector<std::string>{"grid_stride_loop"});
@@ -466,4 +476,24 @@ TEST_CASE("skills: an unknown fact is reported at its line with every valid fact
   CHECK(e.line == 12);
   CHECK_THAT(e.what(), Catch::Contains("preconditions.facts: unknown fact 'no-aliasing'; valid facts: "));
   for (const std::string& form : factForms()) CHECK_THAT(e.what(), Catch::Contains(form));
+}
+
+TEST_CASE("skills: search_rank is read, checked and defaults to 0", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  writeFile(dir, "a.toml", kExample);
+  std::vector<Skill> s = loadSkills({dir.string()}, kTransforms);
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].search_rank == 0);
+  writeFile(dir, "a.toml", replaced(kExample, "transform = \"vectorize-access\"", "transform = \"vectorize-access\"\nsearch_rank = 1"));
+  s = loadSkills({dir.string()}, kTransforms);
+  CHECK(s[0].search_rank == 1);
+  CHECK(skillToJson(s[0])["search_rank"] == 1);
+  for (const char* bad : {"search_rank = 101", "search_rank = \"first\"", "search_rank = 0.5"}) {
+    INFO(bad);
+    writeFile(dir, "a.toml", replaced(kExample, "transform = \"vectorize-access\"", std::string("transform = \"vectorize-access\"\n") + bad));
+    InputError e = inputError([&] { loadSkills({dir.string()}, kTransforms); });
+    CHECK(e.line == 5);
+    CHECK_THAT(e.what(), Catch::Contains("search_rank: expected an integer from -100 to 100"));
+  }
 }

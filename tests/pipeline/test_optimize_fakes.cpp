@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "core/manifest.h"
 #include "gate/selection.h"
 #include "optimize.h"
+#include "variant_source.h"
 #include "support/pipeline_project.h"
 
 using klineage::test::FakeCompiler;
@@ -25,8 +27,9 @@ using namespace klineage;
 
 namespace {
 
-// Decides outcomes from what the gate asks: a variant that runs on a smaller grid (the
-// vectorized ones, grid.x / 4) is `vector_outcome`; every other variant is 1.05x faster.
+// Decides outcomes from what the gate asks: a variant that runs fewer threads (the vectorized
+// ones, grid.x / 4 at the same block) is `vector_outcome` at 1.30x; every other variant (block-size
+// ones keep the number of threads) is 1.05x faster.
 struct FakeRunner : GpuRunner {
   bool available = true;
   Outcome vector_outcome = Outcome::Passed;
@@ -43,7 +46,7 @@ struct FakeRunner : GpuRunner {
     jobs.push_back(job);
     RunnerResult r;
     r.device = "Fake GPU";
-    bool vectorized = job.variant.grid.x < job.original.grid.x;
+    bool vectorized = job.variant.grid.x * job.variant.block.x < job.original.grid.x * job.original.block.x;
     r.outcome = vectorized ? vector_outcome : Outcome::Passed;
     r.speedup = vectorized ? 1.30 : 1.05;
     r.noise = 0.01;
@@ -76,7 +79,9 @@ TEST_CASE("pipeline: the fastest passing variant is selected and its launches re
   for (const auto& j : gpu.jobs) {
     CHECK(j.original.grid.x == 262144);  // (2^26 + 255) / 256
     CHECK(j.original.block.x == 256);
-    CHECK((j.variant.grid.x == 262144 || j.variant.grid.x == 65536));
+    // the same threads (block-size variants), or a quarter (vectorized, 4 elements per thread)
+    long long threads = j.variant.grid.x * j.variant.block.x;
+    CHECK((threads == (1LL << 26) || threads == (1LL << 24)));
   }
   Selection sel = p.selection();
   std::string outcomes;
@@ -172,4 +177,25 @@ TEST_CASE("pipeline: without a GPU the originals are kept; REQUIRE_GPU makes it 
     if (!v["variant"]["is_original"].get<bool>()) CHECK(v["outcome"] == "not-run");
   opt.require_gpu = true;
   CHECK(runOptimize(opt, &cc, &gpu) == 1);
+}
+
+TEST_CASE("pipeline: skills are tried by search_rank, then measured effect, then the narrower anchor", "[pipeline]") {
+  auto skill = [](std::string id, int rank, std::vector<double> speedups, size_t requires) {
+    Skill s;
+    s.id = std::move(id);
+    s.search_rank = rank;
+    for (double x : speedups) s.measured.push_back({"w", "gpu", x});
+    s.requires_features.assign(requires, "thread_index");
+    return s;
+  };
+  std::vector<Skill> v = {skill("block-size-512", 1, {}, 2), skill("generic", 0, {}, 0),
+                          skill("grid-stride-loop", 0, {}, 2), skill("vectorize", 0, {1.2, 1.6}, 1),
+                          skill("measured-tuning", 1, {3.0}, 2), skill("reduce", 0, {700.0}, 3)};
+  rankSkills(v);
+  std::vector<std::string> ids;
+  for (const auto& s : v) ids.push_back(s.id);
+  CHECK(ids == std::vector<std::string>{"reduce", "vectorize", "grid-stride-loop", "generic", "measured-tuning",
+                                        "block-size-512"});
+  CHECK(measuredSpeedup(v[1]) == Approx(std::sqrt(1.2 * 1.6)));
+  CHECK(measuredSpeedup(v[2]) == 1.0);
 }
