@@ -2,8 +2,9 @@
 # A stand-in for klineage-runner on a Slurm node without a GPU (tests/slurm/quickstart_slurm.sh).
 #   fake_runner.py --probe                   one JSON line, a fake sm_90 device
 #   fake_runner.py <job.json> <result.json>  checks the job reads only files of its bundle, then
-#                                             "measures": a variant on a smaller grid than the
-#                                             original is 1.3x faster, any other is as fast
+#                                             "measures": a variant with fewer threads than the
+#                                             original (grid.x * block.x: the vectorized ones) is 1.3x
+#                                             faster, any other (block-size keeps them) is as fast
 # It appends one line per job to $KLINEAGE_FAKE_LOG, and fails the job (runtime-failed, with the
 # reason) when a path in the job is absolute, missing from the bundle, or under
 # $KLINEAGE_FAKE_SUBMIT_DIR (the submitting machine's build tree).
@@ -33,8 +34,11 @@ if submit and os.path.realpath(cwd).startswith(os.path.realpath(submit)):
 if open(job_path).read().find(submit) >= 0 and submit:
     problems.append("the job names the submitting build tree")
 
-og, vg = job["original"]["grid"][0], job["variant"]["grid"][0]
-faster = vg < og
+def threads(launch):
+    return launch["grid"][0] * launch["block"][0]
+
+
+faster = threads(job["variant"]) < threads(job["original"])
 result = {"format": "klineage-runner-result-1", "status": "ok", "device": "Fake GPU (sm_90)", "compares": [],
           "seeds_used": [1, 2, 3], "timed_runs_checked": 0, "probes_checked": len(job.get("probes", []))}
 if problems:
