@@ -45,10 +45,18 @@ Commands
     ``src/_external/<hash of their directory>/``). The copy is written by
     ``klineage materialize`` from the original and the current selection
     (``selection.json``); until ``optimize`` has run it equals the original.
-    The copy is given ``-I<directory of S>`` so that its quoted includes still
-    resolve, and inherits ``S``'s ``LANGUAGE``, ``COMPILE_DEFINITIONS``,
+    The copy is given ``-I${CMAKE_BINARY_DIR}/klineage/<target>/include`` (the
+    selected headers, below) and ``-I<directory of S>`` so that its quoted includes
+    still resolve, and inherits ``S``'s ``LANGUAGE``, ``COMPILE_DEFINITIONS``,
     ``COMPILE_OPTIONS``, ``COMPILE_FLAGS``, ``INCLUDE_DIRECTORIES`` and
     ``OBJECT_DEPENDS`` source properties;
+  * puts ``${CMAKE_BINARY_DIR}/klineage/<target>/include`` first on the target's
+    CUDA include path (``BEFORE PRIVATE``): ``klineage materialize`` copies a
+    selected header (a kernel defined in a header the sources include) there while
+    it and every file it was made from are unchanged, and removes it otherwise (the
+    original header is used, with a warning naming the stale kernels). The
+    materialize step writes a depfile naming those headers, so editing one re-runs
+    it;
   * turns on the ``EXPORT_COMPILE_COMMANDS`` property of ``<target>`` (KLineage reads
     ``${CMAKE_BINARY_DIR}/compile_commands.json``; Makefile and Ninja generators);
   * writes ``${CMAKE_BINARY_DIR}/klineage/<target>/config.json`` at generate time;
@@ -154,14 +162,16 @@ Cache variables
   (``add_subdirectory``) its targets are used instead. A value given by the user
   (``-DKLINEAGE_EXECUTABLE=...``) always wins, so any program implementing the
   command line contract (``optimize --config <file>``,
-  ``materialize --config <file> --source <file>``) can stand in for ``klineage``.
+  ``materialize --config <file> --source <file> [--depfile <file>]``) can stand in for
+  ``klineage``.
 
 Build tree
 ^^^^^^^^^^
 
 ``${CMAKE_BINARY_DIR}/klineage/<target>/`` holds ``config.json`` (written here),
-``selection.json`` (a placeholder with no kernels until ``optimize`` has run) and
-``src/`` (the materialized sources); ``klineage optimize`` adds ``manifest.json``,
+``selection.json`` (a placeholder with no kernels until ``optimize`` has run),
+``src/`` (the materialized sources) and ``include/`` (the fresh selected headers);
+``klineage optimize`` adds ``manifest.json``,
 ``variants/``, ``gate/``, ``report.json`` and ``selected/``.
 #]=======================================================================]
 
@@ -559,9 +569,17 @@ function(klineage_optimize target)
     _klineage_materialized_relpath(rel "${abs}")
     set(mat "${out_dir}/src/${rel}")
     list(APPEND materialized_sources "${mat}")
+    # The depfile names the selected headers S includes, so that editing one re-decides (stale).
+    set(depfile_opt "")
+    set(depfile_kw "")
+    if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+      set(depfile_opt --depfile "${mat}.d")
+      set(depfile_kw DEPFILE "${mat}.d")
+    endif()
     add_custom_command(OUTPUT "${mat}"
-      COMMAND ${_klineage_exe} materialize --config "${config}" --source "${abs}"
+      COMMAND ${_klineage_exe} materialize --config "${config}" --source "${abs}" ${depfile_opt}
       DEPENDS ${cuda_sources} "${selection}" "${config}" ${_klineage_exe_target}
+      ${depfile_kw}
       COMMENT "KLineage: materializing ${rel} for ${target}"
       VERBATIM)
 
@@ -571,7 +589,9 @@ function(klineage_optimize target)
     if(NOT incs)
       set(incs "")
     endif()
-    list(PREPEND incs "${src_dir}")
+    # The selected headers' directory comes first of all, before S's own directory, so that a
+    # header beside S is found there first too.
+    list(PREPEND incs "${out_dir}/include" "${src_dir}")
     set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY INCLUDE_DIRECTORIES "${incs}")
     set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY LANGUAGE CUDA)
     set_property(SOURCE "${mat}" TARGET_DIRECTORY "${target}" PROPERTY GENERATED ON)
@@ -585,6 +605,11 @@ function(klineage_optimize target)
   endforeach()
 
   set_property(TARGET "${target}" PROPERTY SOURCES "${new_sources}")
+  # Selected headers (kernels defined in headers): `klineage materialize` puts each fresh one in
+  # <out_dir>/include under the name the sources include it by; first on the CUDA include path
+  # (each copy above also has it first among its own include directories).
+  file(MAKE_DIRECTORY "${out_dir}/include")
+  target_include_directories("${target}" BEFORE PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${out_dir}/include>")
   set_property(TARGET "${target}" PROPERTY EXPORT_COMPILE_COMMANDS ON)
   if(NOT CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
     message(WARNING "${fn}: the ${CMAKE_GENERATOR} generator writes no compile_commands.json, which "

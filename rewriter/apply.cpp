@@ -8,6 +8,7 @@
 #include "ast_util.h"
 #include "core/fs.h"
 #include "extract.h"
+#include "source_buffer.h"
 
 namespace klineage {
 
@@ -27,42 +28,56 @@ std::string bufferText(clang::Rewriter& rw, clang::FileID fid) {
 
 StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::string& kernel_file,
                      const std::string& kernel_name, const Transform& t, Direction dir,
-                     const TransformParams& params, const TransformFacts& facts) {
+                     const TransformParams& params, const TransformFacts& facts, const std::string& unit) {
   StepResult r;
   r.overlay = complete(in, args);
-  auto ait = args.find(kernel_file);
+  const std::string& parsed = unit.empty() ? kernel_file : unit;
+  const bool header = parsed != kernel_file;  // the kernel is defined in a header the unit includes
+  if (header && !r.overlay.count(kernel_file)) r.overlay[kernel_file] = readFile(kernel_file);
+  auto ait = args.find(parsed);
   if (ait == args.end()) {
-    r.reason = kernel_file + " is not one of the target's sources";
+    r.reason = parsed + " is not one of the target's sources";
     return r;
   }
-  ParsedUnit pu = parseUnit(kernel_file, ait->second, r.overlay);
+  ParsedUnit pu = parseUnit(parsed, ait->second, r.overlay);
   if (!pu.ast) {
-    r.reason = "clang could not parse " + kernel_file;
+    r.reason = "clang could not parse " + parsed;
     r.errors = pu.errors;
     return r;
   }
   auto& ctx = pu.ast->getASTContext();
-  const clang::FunctionDecl* fd = findKernel(ctx, kernel_name);
+  const clang::FunctionDecl* fd = findKernel(ctx, kernel_name, header ? kernel_file : "");
   if (!fd) {
-    r.reason = "kernel " + kernel_name + " is not defined in " + kernel_file;
+    r.reason = "kernel " + kernel_name + " is not defined in " + kernel_file + (header ? " (as included by " + parsed + ")" : "");
     return r;
   }
+  const auto& sm = ctx.getSourceManager();
+  const clang::FileID edited = header ? sm.getFileID(sm.getExpansionLoc(fd->getLocation())) : sm.getMainFileID();
   clang::Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
   TransformRequest req{ctx, rw, fd, params, facts};
-  TransformResult tr = dir == Direction::Forward ? t.forward(req) : t.inverse(req);
+  TransformResult tr;
+  {
+    EditedFileScope scope(ctx, edited);
+    tr = dir == Direction::Forward ? t.forward(req) : t.inverse(req);
+  }
   r.reason = tr.reason;
   if (!tr.applied) return r;
-  std::string edited = bufferText(rw, ctx.getSourceManager().getMainFileID());
+  // Edits belong in the kernel's file only: a header kernel's step may not touch the unit.
+  if (header && rw.getRewriteBufferFor(sm.getMainFileID())) {
+    r.reason = t.id() + " edited " + parsed + " while rewriting " + kernel_name + " in " + kernel_file;
+    return r;
+  }
+  std::string edited_text = bufferText(rw, edited);
   Overlay next = r.overlay;
-  next[kernel_file] = edited;
+  next[kernel_file] = edited_text;
   // The edit must leave a file that still parses, and the kernel must still be there.
-  ParsedUnit check = parseUnit(kernel_file, ait->second, next);
+  ParsedUnit check = parseUnit(parsed, ait->second, next);
   if (!check.ast || check.error_count > 0) {
     r.reason = t.id() + " produced code that does not parse";
     r.errors = check.errors;
     return r;
   }
-  const clang::FunctionDecl* after = findKernel(check.ast->getASTContext(), kernel_name);
+  const clang::FunctionDecl* after = findKernel(check.ast->getASTContext(), kernel_name, header ? kernel_file : "");
   if (!after) {
     r.reason = t.id() + " lost the kernel " + kernel_name;
     return r;

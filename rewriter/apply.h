@@ -23,10 +23,12 @@ struct StepResult {
 };
 
 // One transform on one kernel (by name, defined in kernel_file). On success the edited file parses
-// again without errors; otherwise the step is refused with the errors.
+// again without errors; otherwise the step is refused with the errors. A kernel defined in a
+// header is rewritten through `unit`, a target source that includes it: the unit is parsed (the
+// header's text from the overlay) and only the header is edited.
 StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::string& kernel_file,
                      const std::string& kernel_name, const Transform& t, Direction dir,
-                     const TransformParams& params, const TransformFacts& facts);
+                     const TransformParams& params, const TransformFacts& facts, const std::string& unit = "");
 
 // Rewrites every launch of `kernel_name` in the overlay's files for `change`, wrapping the user's
 // own expressions: k<<<G, B>>> -> k<<<((G) + 3) / 4, B>>> (dim3 grids: dim3(((G).x + 3) / 4, ...)).

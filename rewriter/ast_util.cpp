@@ -1,5 +1,7 @@
 #include "ast_util.h"
 
+#include <filesystem>
+
 #include <clang/AST/Mangle.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Attr.h>
@@ -46,8 +48,14 @@ std::string fileOf(const clang::ASTContext& ctx, clang::SourceRange range) {
   return file;
 }
 
-const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name) {
+const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name, const std::string& file) {
   const auto& sm = ctx.getSourceManager();
+  // Defined in `file` (a header the unit includes), else written in the main file.
+  auto where = [&](const clang::FunctionDecl* fd) {
+    if (file.empty()) return sm.isWrittenInMainFile(sm.getExpansionLoc(fd->getLocation()));
+    return std::filesystem::path(fileOf(ctx, fd->getSourceRange())).lexically_normal() ==
+           std::filesystem::path(file).lexically_normal();
+  };
   for (auto* d : ctx.getTranslationUnitDecl()->decls()) {
     // kernels in namespaces too
     std::vector<clang::Decl*> stack{d};
@@ -62,10 +70,11 @@ const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string&
         for (auto* inner : ls->decls()) stack.push_back(inner);
         continue;
       }
+      // A template kernel is rewritten as its pattern: every instantiation follows it.
+      if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(cur)) cur = t->getTemplatedDecl();
       auto* fd = llvm::dyn_cast<clang::FunctionDecl>(cur);
       if (!fd || !fd->hasAttr<clang::CUDAGlobalAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
-      if (fd->getDescribedFunctionTemplate()) continue;
-      if (!sm.isWrittenInMainFile(sm.getExpansionLoc(fd->getLocation()))) continue;
+      if (!where(fd)) continue;
       if (fd->getNameAsString() == name || fd->getQualifiedNameAsString() == name) return fd;
     }
   }

@@ -25,8 +25,9 @@ std::string fileOf(const clang::ASTContext& ctx, clang::SourceRange range);
 // The global thread index and the grid stride are recognized on the AST: see
 // features/cuda_matchers.h (isGlobalThreadIndex, isGridStride, isGridStrideLoop).
 
-// Non-template __global__ kernel definitions in the main file whose name matches.
-const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name);
+// The __global__ kernel definition whose name matches, written in the main file, or in `file` when
+// given (a header of the unit). For a template kernel, the template's pattern (its FunctionDecl).
+const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name, const std::string& file = "");
 
 // A VarDecl or ParmVarDecl referenced by expression e (after ignoring parens/casts), or null.
 const clang::ValueDecl* referencedDecl(const clang::Expr* e);

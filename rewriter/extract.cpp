@@ -163,21 +163,10 @@ SourceRange rangeOf(clang::ASTContext& ctx, clang::SourceRange r) {
   return out;
 }
 
-}  // namespace
-
-KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
-  return describeKernel(ctx, fd, nullptr);
-}
-
-KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
-                          const std::vector<std::string>* target_sources) {
+// The parameters with their types and how pointers are used (an instantiation's concrete types,
+// a template pattern's dependent ones).
+std::vector<ParamInfo> describeParams(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
   KernelInfo k;
-  k.name = fd->getNameAsString();
-  k.qualified_name = fd->getQualifiedNameAsString();
-  k.range = rangeOf(ctx, fd->getSourceRange());
-  k.source_hash = fnv1a64Hex(sourceText(ctx, fd->getSourceRange()));
-  k.is_template = fd->getDescribedFunctionTemplate() != nullptr;
-  if (!k.is_template) k.mangled_name = mangledName(ctx, fd);
   for (auto* pv : fd->parameters()) {
     ParamInfo p;
     p.name = pv->getNameAsString();
@@ -194,16 +183,102 @@ KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
       p.size_bytes = static_cast<unsigned>(ctx.getTypeSizeInChars(t).getQuantity());
     k.params.push_back(p);
   }
-  if (auto* lb = fd->getAttr<clang::CUDALaunchBoundsAttr>()) {
-    std::string text = sourceText(ctx, lb->getMaxThreads()->getSourceRange());
-    if (lb->getMinBlocks()) text += ", " + sourceText(ctx, lb->getMinBlocks()->getSourceRange());
-    k.launch_bounds = text;
-  }
   if (fd->hasBody()) {
     PointerUseScan scan(ctx, k);
     for (size_t i = 0; i < fd->getNumParams(); ++i) scan.param_index[fd->getParamDecl(i)] = i;
     scan.TraverseStmt(fd->getBody());
   }
+  return k.params;
+}
+
+// The kernel instantiations of a template in this unit, sorted by mangled name.
+std::vector<TemplateInstance> templateInstances(clang::ASTContext& ctx, const clang::FunctionTemplateDecl* t) {
+  std::vector<TemplateInstance> out;
+  clang::PrintingPolicy pp(ctx.getLangOpts());
+  for (auto* spec : t->specializations()) {
+    if (!spec->hasAttr<clang::CUDAGlobalAttr>()) continue;
+    TemplateInstance ti;
+    ti.mangled = mangledName(ctx, spec);
+    if (const auto* args = spec->getTemplateSpecializationArgs()) {
+      llvm::raw_string_ostream os(ti.args);
+      clang::printTemplateArgumentList(os, args->asArray(), pp);
+      os.flush();
+      if (ti.args.size() >= 2 && ti.args.front() == '<') ti.args = ti.args.substr(1, ti.args.size() - 2);
+    }
+    ti.params = describeParams(ctx, spec);
+    out.push_back(std::move(ti));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.mangled < b.mangled; });
+  return out;
+}
+
+// The path of a file of the unit as extraction names files (fileOf's rule).
+std::string pathOf(const clang::SourceManager& sm, clang::FileID fid) {
+  std::string file;
+  if (auto fe = sm.getFileEntryRefForID(fid)) {
+    file = fe->getFileEntry().tryGetRealPathName().str();
+    if (file.empty()) file = fe->getName().str();
+  }
+  return file;
+}
+
+// The name an #include directive spells ("x.cuh" of `#include "x.cuh"` or `#include <x.cuh>`),
+// read from the line the include location is on; "" when that line is no plain #include.
+std::string includedName(const clang::SourceManager& sm, clang::SourceLocation inc) {
+  bool invalid = false;
+  llvm::StringRef buf = sm.getBufferData(sm.getFileID(inc), &invalid);
+  if (invalid) return "";
+  size_t off = sm.getFileOffset(inc), b = off, e = off;
+  while (b > 0 && buf[b - 1] != '\n') --b;
+  while (e < buf.size() && buf[e] != '\n') ++e;
+  const std::string line = buf.substr(b, e - b).str();
+  size_t h = line.find('#'), i = line.find("include", h == std::string::npos ? 0 : h);
+  if (h == std::string::npos || i == std::string::npos) return "";
+  size_t open = line.find_first_of("\"<", i + 7);
+  if (open == std::string::npos) return "";
+  size_t close = line.find(line[open] == '"' ? '"' : '>', open + 1);
+  return close == std::string::npos ? "" : line.substr(open + 1, close - open - 1);
+}
+
+// Adds the instances of `from` that `into` does not have yet (a header template seen through
+// several units instantiates different types in each).
+void mergeInstances(KernelInfo& into, const KernelInfo& from) {
+  for (const auto& ti : from.instances) {
+    bool have = false;
+    for (const auto& x : into.instances) have |= x.mangled == ti.mangled;
+    if (have) continue;
+    into.instances.push_back(ti);
+    into.instantiations.push_back(ti.mangled);
+  }
+  std::sort(into.instances.begin(), into.instances.end(), [](const auto& a, const auto& b) { return a.mangled < b.mangled; });
+  std::sort(into.instantiations.begin(), into.instantiations.end());
+  for (const auto& u : from.units)
+    if (std::find(into.units.begin(), into.units.end(), u) == into.units.end()) into.units.push_back(u);
+}
+
+}  // namespace
+
+KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd) {
+  return describeKernel(ctx, fd, nullptr);
+}
+
+KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
+                          const std::vector<std::string>* target_sources) {
+  KernelInfo k;
+  k.name = fd->getNameAsString();
+  k.qualified_name = fd->getQualifiedNameAsString();
+  k.range = rangeOf(ctx, fd->getSourceRange());
+  k.source_hash = fnv1a64Hex(sourceText(ctx, fd->getSourceRange()));
+  k.is_template = fd->getDescribedFunctionTemplate() != nullptr;
+  if (!k.is_template) k.mangled_name = mangledName(ctx, fd);
+  k.params = describeParams(ctx, fd);
+  if (auto* lb = fd->getAttr<clang::CUDALaunchBoundsAttr>()) {
+    std::string text = sourceText(ctx, lb->getMaxThreads()->getSourceRange());
+    if (lb->getMinBlocks()) text += ", " + sourceText(ctx, lb->getMinBlocks()->getSourceRange());
+    k.launch_bounds = text;
+  }
+  if (auto* t = fd->getDescribedFunctionTemplate()) k.instances = templateInstances(ctx, t);
+  for (const auto& ti : k.instances) k.instantiations.push_back(ti.mangled);
   k.feature_ids = kernelFeatureIds(FeatureInput{ctx, fd, target_sources});
   k.in_header = std::find(k.feature_ids->begin(), k.feature_ids->end(), "in_header") != k.feature_ids->end();
   fillKernelFeatures(ctx, fd, k);
@@ -279,16 +354,28 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
   col.TraverseDecl(ctx.getTranslationUnitDecl());
 
   auto inSystem = [&](const clang::Decl* d) { return sm.isInSystemHeader(sm.getExpansionLoc(d->getLocation())); };
+  const std::string unit = pathOf(sm, sm.getMainFileID());
+  // Where this unit sees the kernel: the unit itself, and for a header the file that includes it.
+  auto placeIn = [&](const clang::FunctionDecl* fd, KernelInfo& k) {
+    k.units = {unit};
+    if (!k.in_header) return;
+    clang::SourceLocation inc = sm.getIncludeLoc(sm.getFileID(sm.getExpansionLoc(fd->getLocation())));
+    if (inc.isInvalid()) return;
+    inc = sm.getExpansionLoc(inc);
+    k.included_from = pathOf(sm, sm.getFileID(inc));
+    k.included_as = includedName(sm, inc);
+  };
 
   for (auto* fd : col.defs) {
     if (inSystem(fd)) continue;
     KernelInfo k = describeKernel(ctx, fd, &target_sources);
-    if (k.in_header) k.notes.push_back("defined in a header: listed, not rewritten (headers are shared with other code)");
+    placeIn(fd, k);
     unsigned extra_decls = 0;
     for (auto* r : fd->redecls())
       if (r != fd) ++extra_decls;
     if (KernelInfo* have = findByKey(k.mangled_name, k.range.file, k.range.begin_line, false)) {
       have->declarations = std::max(have->declarations, 1 + extra_decls);
+      mergeInstances(*have, k);
       continue;
     }
     k.declarations = 1 + extra_decls;
@@ -308,15 +395,9 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
     if (inSystem(t)) continue;
     KernelInfo k = describeKernel(ctx, t->getTemplatedDecl(), &target_sources);
     k.is_template = true;
-    for (auto* spec : t->specializations())
-      if (spec->hasAttr<clang::CUDAGlobalAttr>()) k.instantiations.push_back(mangledName(ctx, spec));
-    std::sort(k.instantiations.begin(), k.instantiations.end());
-    k.notes.push_back("template kernel: listed with its instantiations; transforms skip templates for now");
+    placeIn(t->getTemplatedDecl(), k);
     if (KernelInfo* have = findByKey(k.name, k.range.file, k.range.begin_line, false)) {
-      for (auto& m : k.instantiations)
-        if (std::find(have->instantiations.begin(), have->instantiations.end(), m) == have->instantiations.end())
-          have->instantiations.push_back(m);
-      std::sort(have->instantiations.begin(), have->instantiations.end());
+      mergeInstances(*have, k);
       continue;
     }
     manifest.kernels.push_back(std::move(k));
@@ -376,6 +457,8 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
       if (g && last) ls.config_range = rangeOf(ctx, clang::SourceRange(g->getBeginLoc(), last->getEndLoc()));
     }
     for (const clang::Expr* a : call->arguments()) ls.args.push_back(sourceText(ctx, a->getSourceRange()));
+    if (const clang::FunctionDecl* direct = call->getDirectCallee(); direct && direct->getTemplateInstantiationPattern())
+      ls.instantiation = mangledName(ctx, direct);
     std::string key = callee->getDescribedFunctionTemplate() ? callee->getNameAsString() : mangledName(ctx, callee);
     auto cr = rangeOf(ctx, callee->getSourceRange());
     KernelInfo* k = nullptr;

@@ -51,14 +51,15 @@ ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& ar
   } else {
     code = readFile(file);
   }
-  clang::tooling::FileContentMappings mapped;
+  auto mapped = std::make_shared<clang::tooling::FileContentMappings>();
   for (const auto& [path, text] : overlay)
-    if (path != file) mapped.emplace_back(path, text);
+    if (path != file) mapped->emplace_back(path, text);
+  out.mapped = mapped;
   CollectingConsumer consumer(out);
   out.ast = clang::tooling::buildASTFromCodeWithArgs(code, args, file, "klineage",
                                                      std::make_shared<clang::PCHContainerOperations>(),
                                                      clang::tooling::getClangStripDependencyFileAdjuster(),
-                                                     mapped, &consumer);
+                                                     *mapped, &consumer);
   return out;
 }
 

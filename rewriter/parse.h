@@ -16,6 +16,9 @@ namespace klineage {
 using Overlay = std::map<std::string, std::string>;
 
 struct ParsedUnit {
+  // The texts of the overlay's other files: clang maps them without copying, and a header's
+  // buffer is read after the parse (a kernel in a header is rewritten there). Outlives `ast`.
+  std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> mapped;
   std::unique_ptr<clang::ASTUnit> ast;  // null when clang could not build one at all
   std::vector<std::string> errors;      // "file:line:col: message", first ones only
   unsigned error_count = 0;

@@ -1,5 +1,7 @@
-// The main file's text as transforms see it: byte offsets, statement ends, lines and indents.
+// The edited file's text as transforms see it: byte offsets, statement ends, lines and indents.
 // Transforms compute edits on the text as written; this keeps those helpers in one place.
+// The edited file is the main file, or the header that defines the kernel applyStep rewrites
+// (EditedFileScope says which for the duration of a step).
 #pragma once
 #include <string>
 
@@ -10,13 +12,34 @@
 
 namespace klineage {
 
+// The file a step edits, for the unit being rewritten on this thread (empty: the main file).
+struct EditedFile {
+  const clang::ASTContext* ctx = nullptr;
+  clang::FileID fid;
+};
+inline thread_local EditedFile g_edited_file;
+
+inline clang::FileID editedFileOf(const clang::ASTContext& c) {
+  if (g_edited_file.ctx == &c && g_edited_file.fid.isValid()) return g_edited_file.fid;
+  return c.getSourceManager().getMainFileID();
+}
+
+// Makes `fid` the edited file of `c` while it lives (a header kernel: the header, not the .cu).
+struct EditedFileScope {
+  EditedFile saved;
+  EditedFileScope(const clang::ASTContext& c, clang::FileID fid) : saved(g_edited_file) { g_edited_file = {&c, fid}; }
+  ~EditedFileScope() { g_edited_file = saved; }
+  EditedFileScope(const EditedFileScope&) = delete;
+  EditedFileScope& operator=(const EditedFileScope&) = delete;
+};
+
 struct SourceBuffer {
   const clang::ASTContext& ctx;
   const clang::SourceManager& sm;
   clang::FileID fid;
   llvm::StringRef text;
   explicit SourceBuffer(const clang::ASTContext& c)
-      : ctx(c), sm(c.getSourceManager()), fid(sm.getMainFileID()), text(sm.getBufferData(fid)) {}
+      : ctx(c), sm(c.getSourceManager()), fid(editedFileOf(c)), text(sm.getBufferData(fid)) {}
   bool inFile(clang::SourceLocation l) const { return l.isValid() && l.isFileID() && sm.getFileID(l) == fid; }
   bool inFile(const clang::Stmt* s) const { return inFile(s->getBeginLoc()) && inFile(s->getEndLoc()); }
   unsigned off(clang::SourceLocation l) const { return sm.getFileOffset(l); }

@@ -83,7 +83,8 @@ std::string mdEscape(const std::string& s) {
 
 // The variant the build keeps for `kernel` of `file`: the selection's entry when fresh.
 std::string keptVariant(const Selection& sel, const std::string& file, const std::string& kernel) {
-  const MaterializeDecision d = decideMaterialize(sel, file, [](const std::string& f) { return readFile(f); });
+  MaterializeDecision d = decideMaterialize(sel, file, [](const std::string& f) { return readFile(f); });
+  if (!d.entry) d = decideHeader(sel, file, [](const std::string& f) { return readFile(f); });  // a header kernel
   if (d.use_selected)
     for (const auto& k : d.entry->kernels)
       if (k.name == kernel) return k.variant_id;

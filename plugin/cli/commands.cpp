@@ -52,9 +52,50 @@ int cmdExtract(const std::string& config, const std::string& out, const std::vec
   return kExitOk;
 }
 
+namespace {
+
+// The selected headers the source includes, put in (or taken out of) <out_dir>/include; warns for
+// each stale one, naming its kernels. Returns the marker to append to the source's copy.
+std::string materializeHeaders(const Config& cfg, const Selection& sel, const std::string& original,
+                               const std::string& out, const std::string& depfile) {
+  const HeaderPlacement hp = placeHeaders(sel, original, (fs::path(cfg.out_dir) / "include").string(),
+                                          [](const std::string& f) { return readFile(f); });
+  for (const auto* h : hp.used) {
+    std::string names;
+    for (const auto& k : h->kernels) names += (names.empty() ? "" : ", ") + k.name;
+    ConsoleStatus().info("klineage: " + fs::path(original).filename().string() + ": using the optimized " + h->include_name +
+                         " (" + names + ")");
+  }
+  for (const auto& d : hp.stale) {
+    std::string kernels;
+    for (const auto& k : d.entry->kernels) kernels += (kernels.empty() ? "" : ", ") + k.name;
+    std::string files;
+    for (const auto& f : d.changed_files) files += (files.empty() ? "" : ", ") + f;
+    ConsoleStatus().warning(d.entry->original + ": the optimized header is stale (" + files +
+                            " changed since `ninja optimize`; stale kernels: " + kernels + "); " +
+                            fs::path(original).filename().string() + " builds with the original header. Run `ninja optimize` again.");
+  }
+  if (!depfile.empty()) {
+    // The build reruns this step when a selected header's original changes (its staleness).
+    auto esc = [](const std::string& f) {
+      std::string o;
+      for (char c : f) o += (c == ' ' || c == '#' || c == '$') ? std::string("\\") + c : std::string(1, c);
+      return o;
+    };
+    // selection.json always: Ninja takes an empty depfile for a missing one (always out of date).
+    std::string text = esc(out) + ": " + esc((fs::path(cfg.out_dir) / "selection.json").string());
+    for (const auto& f : hp.depends_on) text += " " + esc(f);
+    atomicWrite(depfile, text + "\n");
+  }
+  return hp.marker;
+}
+
+}  // namespace
+
 // The copy of one source the target compiles: the selected version while every file it was made
-// from is unchanged, otherwise the original (with a warning naming the stale kernels).
-int cmdMaterialize(const std::string& config_path, const std::string& source) {
+// from is unchanged, otherwise the original (with a warning naming the stale kernels); and the
+// selected headers it includes, likewise (materializeHeaders).
+int cmdMaterialize(const std::string& config_path, const std::string& source, const std::string& depfile) {
   Config cfg = loadConfig(config_path);
   std::string original = fs::absolute(source).lexically_normal().string();
   const SourcePair* sp = cfg.findOriginal(original);
@@ -97,6 +138,10 @@ int cmdMaterialize(const std::string& config_path, const std::string& source) {
     }
   }
   std::string out = sp->materialized;
+  if (std::string marker = materializeHeaders(cfg, sel, original, out, depfile); !marker.empty()) {
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += marker;
+  }
   // Unchanged content: leave the file (and its timestamp) alone so nothing recompiles; ninja's
   // restat on custom commands keeps the step from running again.
   if (fs::exists(out) && readFile(out) == text) return kExitOk;

@@ -9,8 +9,10 @@ namespace klineage {
 int cmdExtract(const std::string& config, const std::string& out, const std::vector<std::string>& sources,
                const std::vector<std::string>& nvcc_flags);
 // The copy of one source the target compiles: the selected version while every file it was made
-// from is unchanged, otherwise the original (with a warning naming the stale kernels).
-int cmdMaterialize(const std::string& config_path, const std::string& source);
+// from is unchanged, otherwise the original (with a warning naming the stale kernels). Selected
+// headers the source includes go to <out_dir>/include while fresh; `depfile` (when given) lists
+// their originals for the build tool.
+int cmdMaterialize(const std::string& config_path, const std::string& source, const std::string& depfile = "");
 int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, const std::string& id);
 // Captures the launches of a program (the config's RUN command unless one is given after --).
 int cmdCapture(const std::string& config_path, const std::string& out, std::vector<std::string> command,

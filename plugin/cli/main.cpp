@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
                                                         "selected version, or the original when it is stale (with a warning).");
   materialize->add_option("--config", config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
   materialize->add_option("--source", source, "the original source file")->required();
+  std::string depfile;
+  materialize->add_option("--depfile", depfile, "also write a Makefile-style depfile naming the selected headers' originals");
 
   auto* capture = app.add_subcommand("capture", "Run a program under CUPTI capture and record the first launches of the "
                                                 "target's kernels (geometry, arguments, device memory before and after).");
@@ -186,7 +188,7 @@ int main(int argc, char** argv) {
         return kCiCannotMeasure;
       }
     }
-    if (materialize->parsed()) return cmdMaterialize(config, source);
+    if (materialize->parsed()) return cmdMaterialize(config, source, depfile);
     if (capture->parsed()) return cmdCapture(config, out, capture_cmd, capture_shapes, capture_bytes, capture_timeout);
     if (skills->parsed()) {
       if (action == "show" && skill_id.empty()) {

@@ -7,7 +7,26 @@ namespace klineage {
 const KernelInfo* Manifest::find(const std::string& name) const {
   for (const auto& k : kernels)
     if (k.name == name || k.qualified_name == name || k.mangled_name == name) return &k;
+  for (const auto& k : kernels)
+    for (const auto& m : k.instantiations)
+      if (m == name) return &k;
   return nullptr;
+}
+
+KernelInfo instantiate(const KernelInfo& k, const TemplateInstance& ti) {
+  KernelInfo out = k;
+  out.mangled_name = ti.mangled;
+  if (ti.params.size() == k.params.size()) out.params = ti.params;
+  return out;
+}
+
+const TemplateInstance* workloadInstance(const KernelInfo& k) {
+  if (k.instances.size() == 1) return &k.instances[0];
+  for (const auto& l : k.launches)
+    if (l.in_target_sources)
+      for (const auto& ti : k.instances)
+        if (ti.mangled == l.instantiation) return &ti;
+  return k.instances.empty() ? nullptr : &k.instances[0];
 }
 
 std::string fnv1a64Hex(const std::string& text) {
@@ -68,10 +87,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelFeatures, thread_index, in
                                                 uses_block_geometry_outside_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ParseDiagnostic, file, errors)
 
+void to_json(nlohmann::json& j, const TemplateInstance& t) {
+  j = {{"mangled", t.mangled}, {"args", t.args}, {"params", t.params}};
+}
+void from_json(const nlohmann::json& j, TemplateInstance& t) {
+  t.mangled = j.value("mangled", "");
+  t.args = j.value("args", "");
+  t.params = j.value("params", std::vector<ParamInfo>{});
+}
+
 void to_json(nlohmann::json& j, const LaunchSite& l) {
   j = {{"file", l.file}, {"line", l.line}, {"column", l.column}, {"grid", l.grid}, {"block", l.block},
        {"shmem", l.shmem}, {"stream", l.stream}, {"grid_type", l.grid_type}, {"block_type", l.block_type},
        {"args", l.args}, {"config_range", l.config_range}, {"in_target_sources", l.in_target_sources}};
+  if (!l.instantiation.empty()) j["instantiation"] = l.instantiation;
   j["block_value"] = l.block_value ? nlohmann::json(*l.block_value) : nlohmann::json(nullptr);
   j["block_dims"] = l.block_dims;
 }
@@ -88,6 +117,7 @@ void from_json(const nlohmann::json& j, LaunchSite& l) {
   l.args = j.value("args", std::vector<std::string>{});
   if (j.contains("config_range")) l.config_range = j.at("config_range").get<SourceRange>();
   l.in_target_sources = j.value("in_target_sources", true);
+  l.instantiation = j.value("instantiation", "");
   if (j.contains("block_value") && !j.at("block_value").is_null()) l.block_value = j.at("block_value").get<long long>();
   l.block_dims = j.value("block_dims", std::vector<long long>{});
 }
@@ -96,7 +126,8 @@ void to_json(nlohmann::json& j, const KernelInfo& k) {
   j = {{"name", k.name}, {"qualified_name", k.qualified_name}, {"mangled_name", k.mangled_name},
        {"range", k.range}, {"in_header", k.in_header}, {"params", k.params}, {"features", k.features},
        {"launches", k.launches}, {"source_hash", k.source_hash}, {"is_template", k.is_template},
-       {"instantiations", k.instantiations}, {"declarations", k.declarations}, {"notes", k.notes}};
+       {"instantiations", k.instantiations}, {"instances", k.instances}, {"units", k.units},
+       {"included_from", k.included_from}, {"included_as", k.included_as}, {"declarations", k.declarations}, {"notes", k.notes}};
   j["launch_bounds"] = k.launch_bounds ? nlohmann::json(*k.launch_bounds) : nlohmann::json(nullptr);
   if (k.feature_ids) j["feature_ids"] = *k.feature_ids;
 }
@@ -112,6 +143,10 @@ void from_json(const nlohmann::json& j, KernelInfo& k) {
   k.source_hash = j.value("source_hash", "");
   k.is_template = j.value("is_template", false);
   k.instantiations = j.value("instantiations", std::vector<std::string>{});
+  k.instances = j.value("instances", std::vector<TemplateInstance>{});
+  k.units = j.value("units", std::vector<std::string>{});
+  k.included_from = j.value("included_from", "");
+  k.included_as = j.value("included_as", "");
   k.declarations = j.value("declarations", 1u);
   k.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("launch_bounds") && !j.at("launch_bounds").is_null())

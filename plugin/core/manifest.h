@@ -39,6 +39,7 @@ struct LaunchSite {
   std::vector<std::string> args;
   SourceRange config_range;                // the text between <<< and >>>
   bool in_target_sources = true;
+  std::string instantiation;               // template kernels: mangled name of the instantiation launched
 };
 
 // Body features as the manifest described them before feature ids (KernelInfo::feature_ids) were
@@ -54,6 +55,14 @@ struct KernelFeatures {
   bool atomics = false;
   bool shuffles = false;
   bool uses_block_geometry_outside_index = false;  // blockIdx/threadIdx used beyond the index
+};
+
+// One instantiation of a template kernel: what the runner loads and the parameter types it is
+// launched with (the template's own parameters are dependent: `const T*`).
+struct TemplateInstance {
+  std::string mangled;
+  std::string args;                 // template arguments as written by clang, e.g. "float"
+  std::vector<ParamInfo> params;
 };
 
 struct KernelInfo {
@@ -74,6 +83,12 @@ struct KernelInfo {
   std::string source_hash;       // FNV-1a 64 of the kernel's source text, hex
   bool is_template = false;
   std::vector<std::string> instantiations;  // mangled names of template instantiations
+  std::vector<TemplateInstance> instances;  // the same, with their template arguments and parameter types
+  // The target sources whose translation units define the kernel: its own file, or for a kernel in
+  // a header each source that includes it (the variants of a header kernel compile through one).
+  std::vector<std::string> units;
+  std::string included_from;     // header kernels: the file whose #include brought the header in (first unit)
+  std::string included_as;       // header kernels: the name in that #include ("kernels.cuh", "ops/scale.cuh")
   unsigned declarations = 1;     // declarations seen in the target (prototypes in other TUs count)
   std::vector<std::string> notes;  // why transforms skip it, etc.
 };
@@ -89,10 +104,18 @@ struct Manifest {
   std::vector<KernelInfo> kernels;
   std::vector<ParseDiagnostic> diagnostics;  // sources that had parse errors
 
+  // By name, qualified name, mangled name or (template kernels) the mangled name of an instantiation.
   const KernelInfo* find(const std::string& name) const;
 };
 
 std::string fnv1a64Hex(const std::string& text);
+
+// A template kernel as one instantiation: its mangled name and concrete parameter types (what
+// the runner loads and the workload's buffers are typed by).
+KernelInfo instantiate(const KernelInfo& k, const TemplateInstance& ti);
+// The instantiation a workload entry of template kernel k is gated on: the only one; else the one
+// the first launch site in the target's sources launches; else the first. Null without any.
+const TemplateInstance* workloadInstance(const KernelInfo& k);
 
 // The features a manifest without feature_ids describes, derived from KernelFeatures and the other
 // fields: thread_index, bounds_guard, grid_stride_loop, loops, shared_memory, barriers, atomics,
@@ -110,6 +133,8 @@ void to_json(nlohmann::json& j, const ParamInfo& p);
 void from_json(const nlohmann::json& j, ParamInfo& p);
 void to_json(nlohmann::json& j, const LaunchSite& l);
 void from_json(const nlohmann::json& j, LaunchSite& l);
+void to_json(nlohmann::json& j, const TemplateInstance& t);
+void from_json(const nlohmann::json& j, TemplateInstance& t);
 void to_json(nlohmann::json& j, const KernelFeatures& f);
 void from_json(const nlohmann::json& j, KernelFeatures& f);
 void to_json(nlohmann::json& j, const KernelInfo& k);

@@ -405,7 +405,10 @@ void validateWorkload(const Workload& w, const Manifest& m) {
                        "[kernel." + wk.name + "]: unknown kernel '" + wk.name + "'; the kernels of target '" + m.target +
                            "' are: " + joinNames(names));
     }
-    prepareLaunch(wk, *k);  // evaluates every expression, so bad sizes surface here
+    // Evaluates every expression, so bad sizes surface here; a template kernel with the types of
+    // the instantiation it is gated on.
+    const TemplateInstance* ti = k->is_template ? workloadInstance(*k) : nullptr;
+    prepareLaunch(wk, ti ? instantiate(*k, *ti) : *k);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "gate/selection.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -15,22 +16,34 @@ const SelectedSource* Selection::find(const std::string& original) const {
   return nullptr;
 }
 
-void to_json(nlohmann::json& j, const Selection& s) {
+const SelectedSource* Selection::findHeader(const std::string& original) const {
+  for (const auto& s : headers)
+    if (s.original == original) return &s;
+  return nullptr;
+}
+
+namespace {
+
+nlohmann::json entriesJson(const std::vector<SelectedSource>& entries) {
   nlohmann::json arr = nlohmann::json::array();
-  for (const auto& src : s.sources) {
+  for (const auto& src : entries) {
     nlohmann::json ks = nlohmann::json::array();
     for (const auto& k : src.kernels)
       ks.push_back({{"name", k.name}, {"kernel_hash", k.kernel_hash}, {"variant_id", k.variant_id},
                     {"skills", k.skills}, {"geometry", k.geometry}, {"speedup", k.speedup}});
     arr.push_back({{"original", src.original}, {"selected", src.selected}, {"kernels", ks},
                    {"launches_rewritten_for", src.launches_rewritten_for}, {"depends_on", src.depends_on}});
+    if (!src.include_name.empty()) {
+      arr.back()["include_name"] = src.include_name;
+      arr.back()["included_by"] = src.included_by;
+    }
   }
-  j = {{"format", "klineage-selection-1"}, {"sources", arr}};
+  return arr;
 }
 
-Selection selectionFromJson(const nlohmann::json& j) {
-  Selection s;
-  for (const auto& x : j.value("sources", nlohmann::json::array())) {
+std::vector<SelectedSource> entriesFromJson(const nlohmann::json& entries) {
+  std::vector<SelectedSource> out;
+  for (const auto& x : entries) {
     SelectedSource src;
     src.original = x.value("original", "");
     src.selected = x.value("selected", "");
@@ -46,8 +59,41 @@ Selection selectionFromJson(const nlohmann::json& j) {
     }
     src.launches_rewritten_for = x.value("launches_rewritten_for", std::vector<std::string>{});
     src.depends_on = x.value("depends_on", std::map<std::string, std::string>{});
-    s.sources.push_back(src);
+    src.include_name = x.value("include_name", "");
+    src.included_by = x.value("included_by", std::vector<std::string>{});
+    out.push_back(src);
   }
+  return out;
+}
+
+MaterializeDecision decide(const SelectedSource* entry, const std::function<std::string(const std::string&)>& read) {
+  MaterializeDecision d;
+  d.entry = entry;
+  if (!d.entry) return d;
+  for (const auto& [file, hash] : d.entry->depends_on) {
+    std::string now;
+    try {
+      now = fnv1a64Hex(read(file));
+    } catch (...) {
+      now = "(missing)";
+    }
+    if (now != hash) d.changed_files.push_back(file);
+  }
+  d.use_selected = d.changed_files.empty() && !d.entry->selected.empty();
+  return d;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const Selection& s) {
+  j = {{"format", "klineage-selection-1"}, {"sources", entriesJson(s.sources)}};
+  if (!s.headers.empty()) j["headers"] = entriesJson(s.headers);
+}
+
+Selection selectionFromJson(const nlohmann::json& j) {
+  Selection s;
+  s.sources = entriesFromJson(j.value("sources", nlohmann::json::array()));
+  s.headers = entriesFromJson(j.value("headers", nlohmann::json::array()));
   return s;
 }
 
@@ -62,20 +108,48 @@ Selection loadSelection(const std::string& path) {
 
 MaterializeDecision decideMaterialize(const Selection& sel, const std::string& original,
                                       const std::function<std::string(const std::string&)>& read) {
-  MaterializeDecision d;
-  d.entry = sel.find(original);
-  if (!d.entry) return d;
-  for (const auto& [file, hash] : d.entry->depends_on) {
-    std::string now;
-    try {
-      now = fnv1a64Hex(read(file));
-    } catch (...) {
-      now = "(missing)";
+  return decide(sel.find(original), read);
+}
+
+MaterializeDecision decideHeader(const Selection& sel, const std::string& header,
+                                 const std::function<std::string(const std::string&)>& read) {
+  return decide(sel.findHeader(header), read);
+}
+
+std::vector<MaterializeDecision> decideHeadersOf(const Selection& sel, const std::string& unit,
+                                                 const std::function<std::string(const std::string&)>& read) {
+  std::vector<MaterializeDecision> out;
+  for (const auto& h : sel.headers)
+    if (std::find(h.included_by.begin(), h.included_by.end(), unit) != h.included_by.end()) out.push_back(decide(&h, read));
+  return out;
+}
+
+HeaderPlacement placeHeaders(const Selection& sel, const std::string& unit, const std::string& include_dir,
+                             const std::function<std::string(const std::string&)>& read) {
+  HeaderPlacement out;
+  for (MaterializeDecision& d : decideHeadersOf(sel, unit, read)) {
+    const SelectedSource& h = *d.entry;
+    out.depends_on.push_back(h.original);
+    const std::filesystem::path copy = std::filesystem::path(include_dir) / h.include_name;
+    std::error_code ec;
+    if (h.include_name.empty()) continue;  // nowhere to put it: the original is used
+    if (!d.use_selected) {
+      std::filesystem::remove(copy, ec);
+      out.stale.push_back(std::move(d));
+      continue;
     }
-    if (now != hash) d.changed_files.push_back(file);
+    const std::string text = read(h.selected);
+    // Unchanged content: leave the file (and its timestamp) alone so nothing recompiles.
+    bool same = false;
+    try {
+      same = std::filesystem::exists(copy) && read(copy.string()) == text;
+    } catch (...) {
+    }
+    if (!same) atomicWrite(copy, text);
+    out.used.push_back(&h);
+    out.marker += "// klineage: " + h.include_name + " is the optimized copy " + fnv1a64Hex(text) + "\n";
   }
-  d.use_selected = d.changed_files.empty() && !d.entry->selected.empty();
-  return d;
+  return out;
 }
 
 std::string originalWithLineDirective(const std::string& original_path, const std::string& text) {

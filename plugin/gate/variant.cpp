@@ -7,6 +7,11 @@ void to_json(nlohmann::json& j, const Variant& v) {
        {"transforms", v.transforms}, {"geometry", v.geometry}, {"source", v.source},
        {"mangled_name", v.mangled_name}, {"diff", v.diff}, {"is_original", v.is_original},
        {"own_launches", v.own_launches}, {"divisible_by", v.divisible_by}};
+  if (!v.unit.empty()) {
+    j["unit"] = v.unit;
+    j["unit_source"] = v.unit_source;
+    j["include_dir"] = v.include_dir;
+  }
 }
 void from_json(const nlohmann::json& j, Variant& v) {
   v.id = j.value("id", "");
@@ -21,6 +26,9 @@ void from_json(const nlohmann::json& j, Variant& v) {
   v.is_original = j.value("is_original", false);
   v.own_launches = j.value("own_launches", std::vector<LaunchSite>{});
   v.divisible_by = j.value("divisible_by", std::map<std::string, long long>{});
+  v.unit = j.value("unit", "");
+  v.unit_source = j.value("unit_source", "");
+  v.include_dir = j.value("include_dir", "");
 }
 void to_json(nlohmann::json& j, const VariantReport& r) {
   j = {{"variant", r.variant}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason}, {"cubin", r.cubin},

@@ -31,6 +31,12 @@ struct Variant {
   // Sizes this variant is only right for (argument -> divisor), recorded by its transforms;
   // probe shapes that break them are not run.
   std::map<std::string, long long> divisible_by;
+  // A kernel defined in a header: `source` is the header's rewritten text, under include_dir at the
+  // name the unit includes it by; unit_source is a copy of `unit` (the target source that includes
+  // it), compiled with include_dir first on the include path. Empty for a kernel in a source.
+  std::string unit;
+  std::string unit_source;
+  std::string include_dir;
 };
 
 struct VariantReport {

@@ -36,8 +36,12 @@ class NotifyingCompiler : public Compiler {
 OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std::string& only_kernel) {
   std::vector<CompileRequest> reqs;
   std::set<std::string> files;
+  // A header kernel compiles through each source that includes it (plan.cpp picks one).
   for (const auto& k : manifest.kernels)
-    if (!k.is_template && !k.in_header && (only_kernel.empty() || k.name == only_kernel)) files.insert(k.range.file);
+    if (only_kernel.empty() || k.name == only_kernel) {
+      if (!k.in_header) files.insert(k.range.file);
+      else files.insert(k.units.begin(), k.units.end());
+    }
   for (const auto& f : files) {
     const std::string cubin = p.layout.originalCubin(f).string();
     reqs.push_back({f, nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), f, cubin), cubin});
@@ -57,12 +61,19 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
   for (size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
     if (r.variant.is_original || r.outcome != Outcome::NotRun || !r.reason.empty()) continue;  // refused already
-    const std::string& f = r.variant.kernel_file;
-    const std::string name = fs::path(r.variant.source).parent_path().filename().string();
-    const std::string cubin = p.layout.variantCubin(r.variant.kernel, name).string();
-    reqs.push_back({r.variant.id,
-                    nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), r.variant.source, cubin,
-                                  {fs::path(f).parent_path().string()}),
+    // A header kernel's variant compiles the unit's copy with the rewritten header found first.
+    const Variant& v = r.variant;
+    const bool header = !v.unit.empty();
+    const std::string& f = header ? v.unit : v.kernel_file;
+    // variants/<kernel>/<name>/<file>, or .../<name>/unit/<file> for a header kernel
+    const fs::path dir = fs::path(header ? v.unit_source : v.source).parent_path();
+    const std::string name = (header ? dir.parent_path() : dir).filename().string();
+    const std::string cubin = p.layout.variantCubin(v.kernel, name).string();
+    std::vector<std::string> includes{fs::path(f).parent_path().string()};
+    if (header) includes.insert(includes.begin(), v.include_dir);
+    reqs.push_back({v.id,
+                    nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), header ? v.unit_source : v.source,
+                                  cubin, includes),
                     cubin});
     req_of.push_back(i);
   }

@@ -1,12 +1,14 @@
 // Hand-written variants (`klineage gate --variant`): a copy of the kernel's source file, gated
 // like any other, with its own launch sites where its launch code differs from the original's.
 #include <filesystem>
+#include <optional>
 
 #include "apply.h"
 #include "context.h"
 #include "core/diag.h"
 #include "core/fs.h"
 #include "core/launch_eval.h"
+#include "header_kernels.h"
 #include "variant_source.h"
 
 namespace klineage {
@@ -34,13 +36,16 @@ namespace {
 // it is the same); why not when it has no launch of the kernel at all.
 std::string ownLaunches(const KernelInfo& k, const KernelInfo& vk, Variant& v, const std::string& path) {
   std::vector<const LaunchSite*> here;  // the original's launches in the file the variant replaces
+  std::vector<const LaunchSite*> there;  // the variant's (a header kernel's unit launches it: not compared)
   for (const auto& l : k.launches)
     if (l.file == k.range.file) here.push_back(&l);
-  bool same = vk.launches.size() == here.size();
-  for (size_t i = 0; same && i < here.size(); ++i) same = sameLaunchText(*here[i], vk.launches[i]);
-  if (same) return "";
   for (const auto& l : vk.launches)
-    if (l.in_target_sources) v.own_launches.push_back(l);
+    if (l.file == k.range.file) there.push_back(&l);
+  bool same = there.size() == here.size();
+  for (size_t i = 0; same && i < here.size(); ++i) same = sameLaunchText(*here[i], *there[i]);
+  if (same) return "";
+  for (const auto* l : there)
+    if (l->in_target_sources) v.own_launches.push_back(*l);
   if (v.own_launches.empty())
     return path + ": the variant has no launch of " + k.name + "; the gate runs only the launch that would be compiled";
   return "";
@@ -53,16 +58,27 @@ WholeFileVariant wholeFileVariant(Pipeline& p, const KernelInfo& k, const std::s
   WholeFileVariant out;
   Overlay o = p.originals;
   o[k.range.file] = text;
-  out.manifest = extractManifest(p.cfg.target, {{k.range.file, p.setup.clang_args.at(k.range.file)}}, o);
+  // A header kernel's replacement is the header's text, read through the unit that includes it.
+  const std::string& unit = unitOf(k);
+  out.manifest = extractManifest(p.cfg.target, {{unit, p.setup.clang_args.at(unit)}}, o);
   VariantReport& rep = out.report;
   rep.variant.id = k.name + "/" + name;
   rep.variant.kernel = k.name;
   rep.variant.kernel_file = k.range.file;
   rep.variant.diff = describeDiff(p.originals.at(k.range.file), text);
-  rep.variant.source = (p.layout.variantDir(k.name, name) / fs::path(k.range.file).filename()).string();
-  atomicWrite(rep.variant.source, text);
-  const KernelInfo* vk = out.manifest.find(k.name);
-  const std::string bad = !vk ? label + ": no kernel '" + k.name + "' defined in the variant" : signatureChange(k, *vk);
+  writeVariantFiles(p, k, p.layout.variantDir(k.name, name), text, rep.variant);
+  const KernelInfo* found = out.manifest.find(k.name);
+  // A template kernel is compared as the gated instantiation (same mangled name, same types).
+  std::optional<KernelInfo> inst;
+  if (found && k.is_template) {
+    for (const auto& ti : found->instances)
+      if (ti.mangled == k.mangled_name) inst = instantiate(*found, ti);
+    if (!inst) found = nullptr;
+  }
+  const KernelInfo* vk = inst ? &*inst : found;
+  const std::string bad = !vk ? label + ": no kernel '" + k.name + "' defined in the variant" +
+                                    (k.is_template ? " with the instantiation " + k.mangled_name : "")
+                              : signatureChange(k, *vk);
   rep.variant.mangled_name = vk ? vk->mangled_name : "";
   if (!bad.empty()) {
     rep.outcome = Outcome::NotRun;

@@ -17,6 +17,7 @@
 #include "gate/judge.h"
 #include "gate/selection.h"
 #include "gate_loop.h"
+#include "header_kernels.h"
 #include "report.h"
 #include "report_html.h"
 #include "select.h"
@@ -71,10 +72,10 @@ std::vector<VariantReport> collectVariants(Pipeline& p, const Plans& plans, cons
     const KernelInfo& k = *plan.info;
     VariantReport orig;
     orig.variant = {k.name + "/original", k.name, k.range.file, {}, {}, {}, k.range.file, k.mangled_name, "", true, {}, {}};
-    orig.cubin = originals.cubin.at(k.range.file);
+    orig.cubin = originals.cubin.at(unitOf(k));
     if (orig.cubin.empty()) {
       orig.outcome = Outcome::CompileFailed;
-      orig.reason = originals.log.at(k.range.file).substr(0, 4000);
+      orig.reason = originals.log.at(unitOf(k)).substr(0, 4000);
     }
     reports.push_back(orig);
     for (const auto& s : sources)
@@ -109,9 +110,12 @@ void addBuiltSources(Pipeline& p, const Plans& plans, std::vector<std::unique_pt
   const Selection sel = loadSelection(p.layout.selection().string());
   for (const auto& plan : plans.kernels) {
     const std::string& file = plan.info->range.file;
-    const MaterializeDecision d = decideMaterialize(sel, file, [](const std::string& f) { return readFile(f); });
+    // A header's selected copy is looked up among the selected headers.
+    const MaterializeDecision d = plan.info->in_header
+                                      ? decideHeader(sel, file, [](const std::string& f) { return readFile(f); })
+                                      : decideMaterialize(sel, file, [](const std::string& f) { return readFile(f); });
     const std::string text = d.use_selected ? readFile(d.entry->selected) : p.originals.at(file);
-    const fs::path built = p.layout.root / "ci" / "built" / plan.info->name / "built.cu";
+    const fs::path built = p.layout.root / "ci" / "built" / plan.info->name / ("built" + fs::path(file).extension().string());
     atomicWrite(built, text);
     sources.push_back(makeHandWritten(plan.info->name, {built.string()}));
   }
@@ -227,6 +231,9 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   p.gpu = p.device.available;
   p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   for (const auto& f : setup.originals) p.originals[f] = readFile(f);
+  // Headers that define kernels are rewritten like sources: their text as read at the start too.
+  for (const auto& k : manifest.kernels)
+    if (k.in_header && !p.originals.count(k.range.file)) p.originals[k.range.file] = readFile(k.range.file);
   std::map<std::string, std::vector<LaunchRecord>> captured;
   if (!p.cfg.run_command.empty() && !p.gpu)
     p.status.info("klineage: no CUDA device: the RUN program cannot be captured; using the workload where there is one");

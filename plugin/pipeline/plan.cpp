@@ -6,6 +6,7 @@
 #include "core/capture_facts.h"
 #include "core/launch_eval.h"
 #include "gate_jobs.h"
+#include "header_kernels.h"
 
 namespace klineage {
 
@@ -112,10 +113,68 @@ void useWorkload(Pipeline& p, KernelPlan& plan) {
 }
 
 // Why a kernel cannot be planned at all ("" when it can be).
-std::string unplannable(const KernelInfo& k) {
-  if (k.is_template) return "template kernel (transforms skip templates for now)";
-  if (k.in_header) return "defined in a header (" + k.range.file + "); only kernels in the target's sources are rewritten";
+std::string unplannable(const Pipeline& p, const KernelInfo& k) {
+  if (k.is_template && k.instances.empty()) return "template kernel that no target source instantiates";
+  if (!k.in_header) return "";
+  if (k.units.empty()) return "defined in a header (" + k.range.file + ") that no target source includes";
+  if (!k.included_from.empty() && std::find(p.setup.originals.begin(), p.setup.originals.end(), k.included_from) ==
+                                      p.setup.originals.end())
+    return "defined in a header (" + k.range.file + ") included through " + k.included_from +
+           ", not directly by a target source: a rewritten copy could not be put ahead of it";
+  // One copy in one include directory serves every source that includes it: one name for all.
+  const std::string name = includeName(p.setup, k.units[0], k);
+  for (const auto& u : k.units) {
+    const std::string here = includeName(p.setup, u, k);
+    if (here.empty())
+      return "defined in a header (" + k.range.file + ") that " + u +
+             " does not find beside itself or on its -I path: a rewritten copy could not be put ahead of it";
+    if (here != name)
+      return "defined in a header (" + k.range.file + ") that " + k.units[0] + " includes as \"" + name + "\" and " + u +
+             " as \"" + here + "\": one rewritten copy could not stand in for both";
+  }
   return "";
+}
+
+// The instantiation of a template kernel to gate: the one of the largest captured launch, else the
+// workload's (workloadInstance). Null for a kernel that is not a template.
+const TemplateInstance* gatedInstance(const KernelInfo& k, const std::vector<LaunchRecord>& recs) {
+  if (!k.is_template) return nullptr;
+  if (!recs.empty())
+    for (const auto& ti : k.instances)
+      if (ti.mangled == largest(recs).mangled) return &ti;
+  return workloadInstance(k);
+}
+
+// The kernel as gated (KernelPlan::info): a template's instantiation, a header kernel's unit that
+// launches it first. Records of other instantiations are dropped from the plan (they launch other
+// code); the instantiations not gated are named so that no variant of the template is kept.
+void instantiatePlan(Pipeline& p, KernelPlan& plan, const KernelInfo& k) {
+  const TemplateInstance* ti = gatedInstance(k, plan.records);
+  if (!ti && !k.in_header) return;
+  auto own = std::make_shared<KernelInfo>(ti ? instantiate(k, *ti) : k);
+  if (ti) {
+    std::vector<LaunchRecord> same;
+    for (const auto& r : plan.records)
+      if (r.mangled == ti->mangled) same.push_back(r);
+    plan.records = std::move(same);
+    for (const auto& other : k.instances)
+      if (other.mangled != ti->mangled) plan.ungated_instantiations.push_back(other.args.empty() ? other.mangled : other.args);
+    plan.notes.push_back("template kernel: gated as " + k.name + "<" + ti->args + ">" +
+                         (plan.ungated_instantiations.empty() ? "" : "; its other instantiations are not gated"));
+  }
+  if (k.in_header) {
+    // The unit that launches the gated code compiles it (a template is instantiated there).
+    for (const auto& l : k.launches) {
+      if (!l.in_target_sources || (ti && l.instantiation != ti->mangled)) continue;
+      auto it = std::find(own->units.begin(), own->units.end(), l.file);
+      if (it != own->units.end()) std::rotate(own->units.begin(), it, it + 1);
+      break;
+    }
+    plan.notes.push_back("defined in " + k.range.file + ": variants rewrite the header, compiled through " + own->units[0]);
+  }
+  for (const auto& n : plan.notes) p.status.kernelNote(k.name, n);
+  plan.owned_info = own;
+  plan.info = own.get();
 }
 
 }  // namespace
@@ -130,7 +189,7 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
   };
   for (const auto& k : manifest.kernels) {
     if (!only_kernel.empty() && k.name != only_kernel) continue;
-    if (std::string why = unplannable(k); !why.empty()) {
+    if (std::string why = unplannable(p, k); !why.empty()) {
       skip(k, why);
       continue;
     }
@@ -141,10 +200,11 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
     for (const auto& l : k.launches) plan.geometry_may_change &= l.in_target_sources;
     std::string replay_problem;
     auto cit = captured.find(k.name);
-    if (cit != captured.end() && !cit->second.empty()) {
-      plan.records = cit->second;
+    if (cit != captured.end()) plan.records = cit->second;
+    instantiatePlan(p, plan, k);
+    if (!plan.records.empty()) {
       // Gate on the largest captured launch; facts must hold for every captured launch.
-      replay_problem = checkReplay(p, plan, largest(plan.records), original_cubin.at(k.range.file));
+      replay_problem = checkReplay(p, plan, largest(plan.records), original_cubin.at(unitOf(*plan.info)));
       if (!replay_problem.empty()) p.status.kernelNote(k.name, replay_problem);
     } else if (!captured.empty() || (!p.cfg.run_command.empty() && p.gpu)) {
       replay_problem = "the RUN program did not launch it";
@@ -160,8 +220,8 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
                          : "no WORKLOAD or RUN given: nothing to run it with");
       continue;
     }
-    if (plan.wk) plan.probes = probeLaunches(*plan.wk, k);
-    plan.block_shape = commonBlock(k, plan.block, plan.records);
+    if (plan.wk) plan.probes = probeLaunches(*plan.wk, *plan.info);
+    plan.block_shape = commonBlock(*plan.info, plan.block, plan.records);
     if (plan.block_shape) plan.block_size = plan.block_shape->x * plan.block_shape->y * plan.block_shape->z;
     if (plan.notes.empty() && plan.replay && plan.records.size() > 1)
       plan.notes.push_back(std::to_string(plan.records.size()) + " launch shapes captured; gated on the largest");

@@ -2,6 +2,7 @@
 // with the facts the skills' preconditions are checked against.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,14 @@
 namespace klineage {
 
 struct KernelPlan {
+  // The kernel as gated: the manifest's entry, or for a template kernel the instantiation gated
+  // (its mangled name and parameter types), and for a header kernel the unit it compiles through
+  // first among its units (header_kernels.h, unitOf).
   const KernelInfo* info = nullptr;
+  std::shared_ptr<const KernelInfo> owned_info;  // holds *info when it is not the manifest's
+  // Instantiations of a template kernel that are not gated: a variant is never kept for the
+  // template while any is left (every instantiation follows the rewritten pattern).
+  std::vector<std::string> ungated_instantiations;
   const WorkloadKernel* wk = nullptr;
   std::optional<PreparedLaunch> launch;       // declared workload
   std::optional<LaunchRecord> replay;         // captured launch (wins over the workload)

@@ -1,5 +1,6 @@
 #include "select.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "gate/judge.h"
 #include "gate_jobs.h"
 #include "gate_loop.h"
+#include "header_kernels.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -98,7 +100,7 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
   for (const auto& sid : v.skills) {
     const Skill* s = skillById(skills, sid);
     StepResult st = s ? applyStep(trial, p.setup.clang_args, v.kernel_file, v.kernel, *findTransform(s->transform),
-                                  Direction::Forward, paramsOf(*s), tf)
+                                  Direction::Forward, paramsOf(*s), tf, v.unit)
                       : StepResult{};
     if (!st.applied) return "re-applying " + sid + " to " + v.kernel + " for the selected source failed: " + st.reason;
     trial = std::move(st.overlay);
@@ -106,11 +108,12 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
   if (v.skills.empty() || trial.at(v.kernel_file) == readFile(v.source)) return "";
   // Other kernels of the file were rewritten first: this kernel's code must still be exactly
   // what was gated.
-  const auto& args = p.setup.clang_args.at(v.kernel_file);
-  Manifest a = extractManifest(manifest.target, {{v.kernel_file, args}}, trial);
+  const std::string& unit = v.unit.empty() ? v.kernel_file : v.unit;  // a header is read through its unit
+  const auto& args = p.setup.clang_args.at(unit);
+  Manifest a = extractManifest(manifest.target, {{unit, args}}, trial);
   Overlay gated = p.originals;
   gated[v.kernel_file] = readFile(v.source);
-  Manifest b = extractManifest(manifest.target, {{v.kernel_file, args}}, gated);
+  Manifest b = extractManifest(manifest.target, {{unit, args}}, gated);
   const KernelInfo* ka = a.find(v.kernel);
   const KernelInfo* kb = b.find(v.kernel);
   if (!ka || !kb || ka->source_hash != kb->source_hash)
@@ -118,12 +121,31 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
   return "";
 }
 
+// A template kernel with instantiations that were not gated keeps its original: the rewritten
+// pattern would change them too.
+void dropUngated(Pipeline& p, const Plans& plans, std::map<std::string, const VariantReport*>& best, bool say) {
+  for (auto it = best.begin(); it != best.end();) {
+    const KernelPlan* plan = plans.find(it->first);
+    if (!plan || plan->ungated_instantiations.empty()) {
+      ++it;
+      continue;
+    }
+    std::string names;
+    for (const auto& n : plan->ungated_instantiations) names += (names.empty() ? "" : ", ") + it->first + "<" + n + ">";
+    if (say)
+      p.status.kernelNote(it->first, it->second->variant.id + " passed, but the original is kept: the instantiations " +
+                                         names + " were not gated and would change with the template");
+    it = best.erase(it);
+  }
+}
+
 }  // namespace
 
 std::map<std::string, const VariantReport*> selectChecked(Pipeline& p, const Plans& plans,
                                                           std::vector<VariantReport>& reports) {
-  for (;;) {
+  for (bool first = true;; first = false) {
     std::map<std::string, const VariantReport*> best = selectBest(reports);
+    dropUngated(p, plans, best, first);
     bool dropped = false;
     for (const auto& [name, chosen] : best) {
       VariantReport& r = reports[static_cast<size_t>(chosen - reports.data())];
@@ -136,6 +158,41 @@ std::map<std::string, const VariantReport*> selectChecked(Pipeline& p, const Pla
       p.status.kernelNote(name, r.variant.id + " dropped: " + why);
     }
     if (!dropped) return best;
+  }
+}
+
+// Headers rewritten for the selection (their kernels' winners): each goes under
+// selected_dir/include/<the name its sources include it by>, for `klineage materialize` to put
+// ahead of the original while the header is unchanged.
+// A header kernel whose launches were rewritten (a geometry change) depends on those files too:
+// should they change, the original launch would meet the rewritten kernel.
+static void addSelectedHeaders(const Pipeline& p, const Manifest& manifest, const Overlay& o,
+                               std::map<std::string, std::vector<SelectedKernel>>& kernels_in,
+                               const std::map<std::string, std::vector<std::string>>& launch_edits,
+                               const std::string& selected_dir, SelectedFiles& result) {
+  for (const auto& [f, text] : p.originals) {
+    if (std::find(p.setup.originals.begin(), p.setup.originals.end(), f) != p.setup.originals.end()) continue;
+    if (o.at(f) == text) continue;
+    SelectedSource hs;
+    hs.original = f;
+    hs.kernels = kernels_in[f];
+    const KernelInfo* first = nullptr;
+    for (const auto& k : manifest.kernels)
+      if (k.range.file == f) {
+        if (!first) first = &k;
+        for (const auto& u : k.units)
+          if (std::find(hs.included_by.begin(), hs.included_by.end(), u) == hs.included_by.end()) hs.included_by.push_back(u);
+      }
+    if (!first || hs.included_by.empty()) continue;
+    hs.include_name = includeName(p.setup, first->units[0], *first);
+    hs.selected = (fs::path(selected_dir) / "include" / hs.include_name).string();
+    hs.depends_on[f] = fnv1a64Hex(text);
+    for (const auto& [lf, kernels] : launch_edits)
+      for (const auto& sk : hs.kernels)
+        if (std::find(kernels.begin(), kernels.end(), sk.name) != kernels.end())
+          hs.depends_on[lf] = fnv1a64Hex(p.originals.at(lf));
+    result.texts[f] = o.at(f);
+    result.selection.headers.push_back(hs);
   }
 }
 
@@ -165,6 +222,7 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
     o = std::move(trial);
     kernels_in[v.kernel_file].push_back({name, k->source_hash, v.id, v.skills, v.geometry, rep->speedup});
   }
+  addSelectedHeaders(p, manifest, o, kernels_in, launch_edits, selected_dir, result);
   const std::string src_root = p.layout.materializedRoot().string();
   for (const auto& f : p.setup.originals) {
     if (o.at(f) == p.originals.at(f)) continue;
@@ -185,6 +243,7 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
 
 void writeSelection(Pipeline& p, const SelectedFiles& files, const std::string& generation) {
   for (const auto& s : files.selection.sources) atomicWrite(s.selected, files.texts.at(s.original));
+  for (const auto& h : files.selection.headers) atomicWrite(h.selected, files.texts.at(h.original));
   atomicWrite(p.layout.selection(), nlohmann::json(files.selection).dump(2) + "\n");
   const fs::path keep = p.layout.selectedDir(generation);
   std::error_code ec;

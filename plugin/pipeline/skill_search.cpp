@@ -10,6 +10,7 @@
 #include "apply.h"
 #include "context.h"
 #include "core/fs.h"
+#include "header_kernels.h"
 #include "variant_source.h"
 
 namespace klineage {
@@ -22,6 +23,21 @@ TransformParams paramsOf(const Skill& s) {
 }
 
 namespace {
+
+// A rewritten template pattern describes its parameters as dependent (`const T*`); the skills'
+// preconditions see the gated instantiation's types, with what the rewrite changed (restrict).
+void keepInstanceTypes(KernelInfo& after, const KernelInfo& gated) {
+  after.mangled_name = gated.mangled_name;
+  if (after.params.size() != gated.params.size()) return;
+  for (size_t i = 0; i < after.params.size(); ++i) {
+    const bool restrict_now = after.params[i].is_restrict;
+    const bool read = after.params[i].read, written = after.params[i].written;
+    after.params[i] = gated.params[i];
+    after.params[i].is_restrict = restrict_now;
+    after.params[i].read = read;
+    after.params[i].written = written;
+  }
+}
 
 class SubsetSearch : public SearchStrategy {
  public:
@@ -152,7 +168,7 @@ class SkillSearch : public VariantSource {
     tfacts.block_size = run.plan.block_size;
     tfacts.block = run.plan.block_shape;
     StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
-                             Direction::Forward, paramsOf(s), tfacts);
+                             Direction::Forward, paramsOf(s), tfacts, k.in_header ? unitOf(k) : "");
     if (!r.applied) {
       if (st.chain.empty())
         run.note(s.id, "skill " + s.id + " made no edit: " + r.reason + (r.errors.empty() ? "" : " (" + r.errors[0] + ")"));
@@ -173,6 +189,8 @@ class SkillSearch : public VariantSource {
     ns.info.launches = k.launches;
     ns.info.declarations = k.declarations;
     ns.info.in_header = k.in_header;
+    ns.info.units = k.units;
+    if (k.is_template) keepInstanceTypes(ns.info, k);
     ns.chain.push_back(&s);
     strategy_->made(ns.chain);
     run.reports.push_back(write(run, ns, ++run.made));
@@ -191,11 +209,12 @@ class SkillSearch : public VariantSource {
       v.transforms.push_back(c->transform);
     }
     v.geometry = ns.geometry;
-    v.mangled_name = ns.info.mangled_name;
+    // A template's pattern has no mangled name: the runner loads the gated instantiation, which a
+    // rewrite of the pattern keeps (the signature does not change).
+    v.mangled_name = k.is_template ? k.mangled_name : ns.info.mangled_name;
     v.diff = describeDiff(run.p.originals.at(k.range.file), ns.overlay.at(k.range.file));
     const fs::path dir = run.p.layout.variantDir(k.name, std::to_string(n));
-    v.source = (dir / fs::path(k.range.file).filename()).string();
-    atomicWrite(v.source, ns.overlay.at(k.range.file));
+    writeVariantFiles(run.p, k, dir, ns.overlay.at(k.range.file), v);
     atomicWrite(dir / "variant.json", nlohmann::json(v).dump(2) + "\n");
     return rep;
   }

@@ -1,5 +1,5 @@
 # Stand-in for the `klineage` program in the CMake module tests (run as
-# `cmake -P fake_klineage.cmake <command> --config <file> [--source <file>]`).
+# `cmake -P fake_klineage.cmake <command> --config <file> [--source <file>] [--depfile <file>]`).
 #   materialize: copies the original source named by --source to its "materialized" path from the
 #                config, with a first line naming the selection's generation.
 #   optimize:    checks the config and bumps the generation in selection.json.
@@ -18,7 +18,7 @@ foreach(i RANGE 1 ${CMAKE_ARGC})
     set(seen_script ON)
   endif()
 endforeach()
-cmake_parse_arguments(fake "" "--config;--source" "" ${args})
+cmake_parse_arguments(fake "" "--config;--source;--depfile" "" ${args})
 list(GET args 0 command)
 if(NOT fake_--config OR NOT EXISTS "${fake_--config}")
   message(FATAL_ERROR "fake klineage: --config missing or not found: '${fake_--config}'")
@@ -54,6 +54,9 @@ if(command STREQUAL "materialize")
   file(READ "${fake_--source}" text)
   file(WRITE "${materialized}.tmp" "// fake klineage: generation ${generation}\n${text}")
   file(RENAME "${materialized}.tmp" "${materialized}")
+  if(fake_--depfile)
+    file(WRITE "${fake_--depfile}" "${materialized}: ${selection}\n")
+  endif()
 elseif(command STREQUAL "optimize")
   math(EXPR generation "${generation} + 1")
   file(WRITE "${selection}"

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,18 +38,24 @@ struct FakeCompiler : Compiler {
 };
 
 // A copy of the quickstart with a config.json and compile_commands.json written by hand.
+// `files` (path under the project -> text) are written first; `extra_sources` (names under src/)
+// join saxpy.cu and relu.cu as the target's sources.
 struct Project {
   fs::path root;
   std::string config;
-  explicit Project(unsigned budget) {
+  explicit Project(unsigned budget, const std::map<std::string, std::string>& files = {},
+                   const std::vector<std::string>& extra_sources = {}) {
     static int counter = 0;
     root = fs::temp_directory_path() /
            ("klineage-pipeline-" + std::to_string(::getpid()) + "-" + std::to_string(budget) + "-" + std::to_string(counter++));
     fs::remove_all(root);
     fs::copy(fs::path(KLINEAGE_SOURCE_DIR) / "examples" / "quickstart", root, fs::copy_options::recursive);
+    for (const auto& [rel, text] : files) atomicWrite(root / rel, text);
+    std::vector<std::string> names{"saxpy.cu", "relu.cu"};
+    names.insert(names.end(), extra_sources.begin(), extra_sources.end());
     nlohmann::json cc = nlohmann::json::array();
     nlohmann::json sources = nlohmann::json::array();
-    for (const char* f : {"saxpy.cu", "relu.cu"}) {
+    for (const auto& f : names) {
       std::string src = (root / "src" / f).string();
       cc.push_back({{"directory", (root / "build").string()},
                     {"file", src},
