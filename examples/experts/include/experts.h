@@ -35,3 +35,11 @@ const char* expert_sgemm_math_mode();
 // per-block shared-memory bins (privatized), uchar4 grid-stride loads, one global atomicAdd per
 // block and bin
 cudaError_t expert_histogram(int n, const unsigned char* data, unsigned int* bins);
+
+// more: row_sums and gemv one warp per row, float4 loads (cols % 4 == 0 and 16-byte aligned
+// pointers; scalar loads otherwise), warp-shuffle sum; sum_squares and count_positive as the dot
+// product: grid-stride float4 loop, cub::BlockReduce, one atomicAdd per block (result zeroed first)
+cudaError_t expert_row_sums(int rows, int cols, const float* in, float* out);
+cudaError_t expert_gemv(int rows, int cols, const float* A, const float* x, float* y);
+cudaError_t expert_sum_squares(int n, const float* x, float* out);
+cudaError_t expert_count_positive(int n, const float* x, unsigned int* count);

@@ -11,6 +11,8 @@ cudaError_t launch_saxpy(int n, float a, const float* x, float* y);
 cudaError_t launch_relu(int n, const float* in, float* out);
 // out[i] = gelu(in[i] + bias[i % cols]) (erf GELU); in is a row-major matrix with `cols` columns
 cudaError_t launch_bias_gelu(int n, int cols, const float* in, const float* bias, float* out);
+// y[i] = a * x[i] + y[i] for i < n: the template kernel scale_add<float> of include/naive_templates.cuh
+cudaError_t launch_scale_add(int n, float a, const float* x, float* y);
 
 // ---- reductions (src/naive/reduce.cu), one thread per element, one atomic per element into a
 // single global value; *out is (re)initialized by the wrapper
@@ -38,3 +40,15 @@ cudaError_t launch_sgemm(int M, int N, int K, const float* A, const float* B, fl
 // ---- histogram (src/naive/histogram.cu): bins[v] = #{i : data[i] == v}, 256 bins, one global
 // atomicAdd per element; bins is zeroed by the wrapper
 cudaError_t launch_histogram(int n, const unsigned char* data, unsigned int* bins);
+
+// ---- more (src/naive/more.cu): one thread per row (row_sums, gemv) of a row-major rows x cols
+// matrix, or one atomic per element into a single global value (sum_squares, count_positive;
+// the result is zeroed by the wrapper)
+// out[r] = sum_c in[r][c]
+cudaError_t launch_row_sums(int rows, int cols, const float* in, float* out);
+// y[r] = sum_c A[r][c] * x[c] (y = A x)
+cudaError_t launch_gemv(int rows, int cols, const float* A, const float* x, float* y);
+// *out = sum x[i]^2
+cudaError_t launch_sum_squares(int n, const float* x, float* out);
+// *count = #{i : x[i] > 0}
+cudaError_t launch_count_positive(int n, const float* x, unsigned int* count);

@@ -8,7 +8,7 @@
 // Timing: 3 warm-up launches, then `--reps` (default 25, at least 20) timed launches, each alone
 // between two cudaEvents, each preceded by a write of a buffer twice the L2 size (so no run finds
 // its inputs in L2); the median is reported.
-// Options: --only <kind> (elementwise, reduce, rows, transpose, sgemm, histogram; repeatable),
+// Options: --only <kind> (elementwise, reduce, rows, transpose, sgemm, histogram, more; repeatable),
 //          --quick (small sizes, for a smoke test), --reps <n>.
 // Exit status: 0 every check passed, 1 a check failed (or a CUDA error), 2 bad arguments,
 // 77 no CUDA device (nothing was run).
@@ -143,6 +143,7 @@ struct Result {
 struct Sizes {
   int n_elem, cols_bias, n_red, rows, row_cols, t_rows, t_cols, m, n, k, n_hist;
   bool big_gemm;
+  int more_rows, row_sums_cols, gemv_cols, n_sum_squares, n_count;  // more
 };
 
 Timer timer;
@@ -178,6 +179,21 @@ void runElementwise(const Sizes& s) {
     double tn = timer.median([&] { return launch_saxpy(n, a, x.p, y.p); });
     double te = timer.median([&] { return expert_saxpy(n, a, x.p, y.p); });
     record("elementwise", "saxpy", tn, te, ok[0], ok[1], 3 * fbytes);
+  }
+  {  // scale_add<float>: saxpy as a template kernel in a header (include/naive_templates.cuh)
+    const float a = 2.0f;
+    std::vector<double> want(n);
+    for (int i = 0; i < n; ++i) want[i] = double(std::fma(a, hx[i], hy[i]));
+    bool ok[2];
+    for (int e = 0; e < 2; ++e) {
+      y.upload(hy);
+      CHECK_CUDA(e ? expert_saxpy(n, a, x.p, y.p) : launch_scale_add(n, a, x.p, y.p));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ok[e] = compare(std::string(e ? "expert " : "naive ") + "scale_add", y.download(), want, 1e-5, 1e-6);
+    }
+    double tn = timer.median([&] { return launch_scale_add(n, a, x.p, y.p); });
+    double te = timer.median([&] { return expert_saxpy(n, a, x.p, y.p); });
+    record("elementwise", "scale_add", tn, te, ok[0], ok[1], 3 * fbytes);
   }
   {  // relu
     std::vector<double> want(n);
@@ -440,16 +456,114 @@ void runHistogram(const Sizes& s) {
   record("histogram", "histogram", tn, te, ok[0], ok[1], double(n));
 }
 
+// Sum of squares: every term is >= 0, so the naive kernel's chain of fp32 atomicAdds into one
+// value is biased, not only noisy: once the running sum S is large, each term loses its part below
+// half an ulp of S (terms under ulp(S)/2 vanish), downwards on average. For uniform(-1, 1) inputs
+// (S -> n/3) this error grows faster than n: -3.7e-4 of the sum at n = 2^20 and -2.1e-2 at 2^24
+// (these inputs on an H200; one-chain summation on the CPU, in any order, gives the same), while
+// the expert's per-block sums are within ~1e-6. The reduce_sum bound (1e-6 * n * max|t|) suits
+// mean-zero terms only; here it would reject the naive kernel from n ~ 2^16 on. So sum_squares runs
+// at n = 2^20 and is checked with |got - exact| <= 1e-3 * sum|t_i| (the gate's rtol 1e-3): 2.5x
+// the one-chain error, the largest any summation order gives here.
+double sumSquaresTol(const std::vector<double>& terms) {
+  double s = 0;
+  for (double t : terms) s += std::fabs(t);
+  return 1e-3 * s;
+}
+
+void runMore(const Sizes& s) {
+  {  // row_sums: fp32 sums of `cols` terms, reordered by the expert: rtol 1e-4, atol 1e-4
+    const int rows = s.more_rows, cols = s.row_sums_cols;
+    const size_t n = size_t(rows) * cols;
+    Dev<float> in(n), out(rows);
+    std::vector<float> hin = uniform(n, -1, 1, 71);
+    in.upload(hin);
+    std::vector<double> want(rows, 0.0);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) want[r] += hin[size_t(r) * cols + c];
+    bool ok[2];
+    for (int e = 0; e < 2; ++e) {
+      out.poison();
+      CHECK_CUDA(e ? expert_row_sums(rows, cols, in.p, out.p) : launch_row_sums(rows, cols, in.p, out.p));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ok[e] = compare(std::string(e ? "expert " : "naive ") + "row_sums", out.download(), want, 1e-4, 1e-4);
+    }
+    double tn = timer.median([&] { return launch_row_sums(rows, cols, in.p, out.p); });
+    double te = timer.median([&] { return expert_row_sums(rows, cols, in.p, out.p); });
+    record("more", "row_sums", tn, te, ok[0], ok[1], (double(n) + rows) * sizeof(float));
+  }
+  {  // gemv, y = A x: fp32 dot products of `cols` terms, reordered by the expert: rtol 1e-4, atol 1e-4
+    const int rows = s.more_rows, cols = s.gemv_cols;
+    const size_t n = size_t(rows) * cols;
+    Dev<float> A(n), x(cols), y(rows);
+    std::vector<float> ha = uniform(n, -1, 1, 72), hx = uniform(cols, -1, 1, 73);
+    A.upload(ha);
+    x.upload(hx);
+    std::vector<double> want(rows, 0.0);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) want[r] += double(ha[size_t(r) * cols + c]) * double(hx[c]);
+    bool ok[2];
+    for (int e = 0; e < 2; ++e) {
+      y.poison();
+      CHECK_CUDA(e ? expert_gemv(rows, cols, A.p, x.p, y.p) : launch_gemv(rows, cols, A.p, x.p, y.p));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ok[e] = compare(std::string(e ? "expert " : "naive ") + "gemv", y.download(), want, 1e-4, 1e-4);
+    }
+    double tn = timer.median([&] { return launch_gemv(rows, cols, A.p, x.p, y.p); });
+    double te = timer.median([&] { return expert_gemv(rows, cols, A.p, x.p, y.p); });
+    record("more", "gemv", tn, te, ok[0], ok[1], (double(n) + cols + rows) * sizeof(float));
+  }
+  {  // sum_squares (tolerance: sumSquaresTol above)
+    const int n = s.n_sum_squares;
+    Dev<float> x(n), out(1);
+    std::vector<float> hx = uniform(n, -1, 1, 74);
+    x.upload(hx);
+    std::vector<double> t(n);
+    double want = 0;
+    for (int i = 0; i < n; ++i) want += (t[i] = double(hx[i]) * double(hx[i]));
+    const double tol = sumSquaresTol(t);
+    bool ok[2];
+    for (int e = 0; e < 2; ++e) {
+      out.poison();
+      CHECK_CUDA(e ? expert_sum_squares(n, x.p, out.p) : launch_sum_squares(n, x.p, out.p));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ok[e] = compareScalar(std::string(e ? "expert " : "naive ") + "sum_squares", double(out.download()[0]), want, tol);
+    }
+    double tn = timer.median([&] { return launch_sum_squares(n, x.p, out.p); });
+    double te = timer.median([&] { return expert_sum_squares(n, x.p, out.p); });
+    record("more", "sum_squares", tn, te, ok[0], ok[1], double(n) * sizeof(float));
+  }
+  {  // count_positive: exact
+    const int n = s.n_count;
+    Dev<float> x(n);
+    Dev<unsigned int> count(1);
+    std::vector<float> hx = uniform(n, -1, 1, 75);
+    x.upload(hx);
+    double want = 0;
+    for (float v : hx) want += v > 0.0f ? 1 : 0;
+    bool ok[2];
+    for (int e = 0; e < 2; ++e) {
+      count.poison();
+      CHECK_CUDA(e ? expert_count_positive(n, x.p, count.p) : launch_count_positive(n, x.p, count.p));
+      CHECK_CUDA(cudaDeviceSynchronize());
+      ok[e] = compareScalar(std::string(e ? "expert " : "naive ") + "count_positive", double(count.download()[0]), want, 0.0);
+    }
+    double tn = timer.median([&] { return launch_count_positive(n, x.p, count.p); });
+    double te = timer.median([&] { return expert_count_positive(n, x.p, count.p); });
+    record("more", "count_positive", tn, te, ok[0], ok[1], double(n) * sizeof(float));
+  }
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: experts [--quick] [--reps N] [--only KIND]...\n"
-               "  KIND: elementwise, reduce, rows, transpose, sgemm, histogram\n");
+               "  KIND: elementwise, reduce, rows, transpose, sgemm, histogram, more\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> kinds = {"elementwise", "reduce", "rows", "transpose", "sgemm", "histogram"};
+  const std::vector<std::string> kinds = {"elementwise", "reduce", "rows", "transpose", "sgemm", "histogram", "more"};
   std::set<std::string> only;
   bool quick = false;
   int reps = 25;
@@ -489,8 +603,10 @@ int main(int argc, char** argv) {
   std::printf("experts: %s (sm_%d%d), L2 %d MiB, %d timed runs per kernel (median), cuBLAS math mode %s%s\n", prop.name,
               prop.major, prop.minor, prop.l2CacheSize >> 20, reps, expert_sgemm_math_mode(), quick ? ", --quick sizes" : "");
 
-  Sizes s = quick ? Sizes{1 << 20, 2048, 1 << 20, 512, 2048, 250, 700, 256, 128, 96, 1 << 20, false}
-                  : Sizes{1 << 26, 2048, 1 << 24, 4096, 2048, 2500, 7000, 1536, 1024, 768, 1 << 26, true};
+  Sizes s = quick ? Sizes{1 << 20, 2048, 1 << 20, 512, 2048, 250, 700, 256, 128, 96, 1 << 20, false,
+                          512, 1024, 2048, 1 << 16, 1 << 20}
+                  : Sizes{1 << 26, 2048, 1 << 24, 4096, 2048, 2500, 7000, 1536, 1024, 768, 1 << 26, true,
+                          8192, 1024, 2048, 1 << 20, 1 << 24};
   auto want = [&](const char* k) { return only.empty() || only.count(k); };
   if (want("elementwise")) runElementwise(s);
   if (want("reduce")) runReduce(s);
@@ -498,6 +614,7 @@ int main(int argc, char** argv) {
   if (want("transpose")) runTranspose(s);
   if (want("sgemm")) runSgemm(s);
   if (want("histogram")) runHistogram(s);
+  if (want("more")) runMore(s);
 
   bool all_ok = true;
   std::printf("\n%-12s %-15s %12s %12s %10s  %-22s %s\n", "kind", "kernel", "naive ms", "expert ms", "expert x", "expert rate", "check");

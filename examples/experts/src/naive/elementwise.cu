@@ -1,6 +1,7 @@
 // Naive on purpose: one element per thread, scalar loads, a literal block size of 256. KLineage
 // rewrites these kernels and their launches in the build tree; this file is never modified.
 #include "naive.h"
+#include "naive_templates.cuh"
 
 __global__ void saxpy(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,5 +34,10 @@ cudaError_t launch_relu(int n, const float* in, float* out) {
 
 cudaError_t launch_bias_gelu(int n, int cols, const float* in, const float* bias, float* out) {
   bias_gelu<<<(n + 255) / 256, 256>>>(n, cols, in, bias, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_scale_add(int n, float a, const float* x, float* y) {
+  scale_add<float><<<(n + 255) / 256, 256>>>(n, a, x, y);
   return cudaGetLastError();
 }
