@@ -21,7 +21,7 @@ __global__ void transpose(int rows, int cols, const float* in, float* out) {
 }
 
 cudaError_t launch_transpose(int rows, int cols, const float* in, float* out) {
-  dim3 grid((cols + 31) / 32, (rows + 31) / 32);
-  transpose<<<grid, dim3(32, 8)>>>(rows, cols, in, out);
+  // the grid written in the launch: `klineage gate` evaluates a hand-written variant's own <<<>>>
+  transpose<<<dim3((cols + 31) / 32, (rows + 31) / 32), dim3(32, 8)>>>(rows, cols, in, out);
   return cudaGetLastError();
 }
