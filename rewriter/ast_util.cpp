@@ -81,6 +81,20 @@ const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string&
   return nullptr;
 }
 
+bool usesDecl(const clang::Stmt* s, const clang::ValueDecl* d) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    const clang::ValueDecl* d;
+    bool found = false;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+      found |= e->getDecl() == d;
+      return !found;
+    }
+  } v;
+  v.d = d;
+  v.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return v.found;
+}
+
 const clang::ValueDecl* referencedDecl(const clang::Expr* e) {
   if (!e) return nullptr;
   e = e->IgnoreParenImpCasts();

@@ -29,6 +29,9 @@ std::string fileOf(const clang::ASTContext& ctx, clang::SourceRange range);
 // given (a header of the unit). For a template kernel, the template's pattern (its FunctionDecl).
 const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string& name, const std::string& file = "");
 
+// Whether statement s refers to d anywhere.
+bool usesDecl(const clang::Stmt* s, const clang::ValueDecl* d);
+
 // A VarDecl or ParmVarDecl referenced by expression e (after ignoring parens/casts), or null.
 const clang::ValueDecl* referencedDecl(const clang::Expr* e);
 

@@ -30,20 +30,6 @@ std::string sideEffectOf(const clang::Stmt* s) {
   return v.why;
 }
 
-bool refersToDecl(const clang::Stmt* s, const clang::ValueDecl* d) {
-  struct V : clang::RecursiveASTVisitor<V> {
-    const clang::ValueDecl* d;
-    bool found = false;
-    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-      found |= e->getDecl() == d;
-      return !found;
-    }
-  } v;
-  v.d = d;
-  v.TraverseStmt(const_cast<clang::Stmt*>(s));
-  return v.found;
-}
-
 bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, GuardedAtomic& out,
                         std::string& why) {
   SourceBuffer src(ctx);
@@ -64,7 +50,7 @@ bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
                  (cond->getOpcode() == clang::BO_GT && isIndex(cond->getRHS()))))
     return why = "the guard is not `i < n`", false;
   const clang::Expr* bound = cond->getOpcode() == clang::BO_LT ? cond->getRHS() : cond->getLHS();
-  if (refersToDecl(bound, vd) || !sideEffectOf(bound).empty())
+  if (usesDecl(bound, vd) || !sideEffectOf(bound).empty())
     return why = "the bound of the guard uses the index or has side effects", false;
   const clang::Stmt* then = guard->getThen();
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(then)) {

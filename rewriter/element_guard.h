@@ -41,9 +41,6 @@ std::string gridStrideHeader(const GuardedAtomic& g);
 // Calls to other functions are trusted to be pure (math functions); the gate checks the rest.
 std::string sideEffectOf(const clang::Stmt* s);
 
-// Whether `s` refers to `d`.
-bool refersToDecl(const clang::Stmt* s, const clang::ValueDecl* d);
-
 // The kernel body's text between its braces, replaced by `text` (which starts after '{').
 bool replaceBody(clang::ASTContext& ctx, clang::Rewriter& rw, const clang::CompoundStmt* body, const std::string& text);
 

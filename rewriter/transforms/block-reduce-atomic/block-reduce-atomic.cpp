@@ -59,7 +59,7 @@ class BlockReduceAtomic : public Transform {
       return TransformResult::no("the accumulation is " + g.callee + ", only atomicAdd sums are reduced");
     const clang::Expr* addr = g.atomic->getArg(0);
     const clang::Expr* value = g.atomic->getArg(1);
-    if (refersToDecl(addr, g.index))
+    if (usesDecl(addr, g.index))
       return TransformResult::no("the atomic's address depends on the index " + g.index->getNameAsString() +
                                  ": not one accumulator");
     if (std::string e = sideEffectOf(addr); !e.empty())

@@ -189,20 +189,6 @@ bool simpleBound(const clang::Expr* e) {
   return v.ok;
 }
 
-bool uses(const clang::Stmt* s, const clang::ValueDecl* d) {
-  struct V : clang::RecursiveASTVisitor<V> {
-    const clang::ValueDecl* d;
-    bool found = false;
-    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-      if (e->getDecl() == d) found = true;
-      return !found;
-    }
-  } v;
-  v.d = d;
-  v.TraverseStmt(const_cast<clang::Stmt*>(s));
-  return v.found;
-}
-
 // A grid-stride loop anywhere in a statement (`... += blockDim.x * gridDim.x`).
 bool hasGridStrideLoop(clang::ASTContext& ctx, const clang::Stmt* body) {
   return !findAllIn<clang::ForStmt>(ctx, body, cuda::gridStrideLoop(), "loop").empty();
@@ -266,7 +252,7 @@ class GridStrideLoop : public Transform {
     const clang::IfStmt* guard = nullptr;
     size_t g = at;
     for (; g < stmts.size(); ++g) {
-      if (!uses(stmts[g], vd)) continue;
+      if (!usesDecl(stmts[g], vd)) continue;
       guard = llvm::dyn_cast<clang::IfStmt>(stmts[g]);
       if (!guard) return TransformResult::no(name + " is used before a bounds guard `if (" + name + " < n)`");
       break;
@@ -288,7 +274,7 @@ class GridStrideLoop : public Transform {
     } else {
       return TransformResult::no("the guard on " + name + " is not `" + name + " < n` or `" + name + " >= n`");
     }
-    if (uses(bound, vd)) return TransformResult::no("the bound of the guard uses " + name);
+    if (usesDecl(bound, vd)) return TransformResult::no("the bound of the guard uses " + name);
     if (!simpleBound(bound)) return TransformResult::no("the bound of the guard reads memory or calls a function");
 
     std::vector<const clang::Stmt*> region;

@@ -84,20 +84,6 @@ bool refersTo(const clang::Expr* e, const clang::ValueDecl* d) {
   return dre && dre->getDecl() == d;
 }
 
-bool uses(const clang::Stmt* s, const clang::ValueDecl* d) {
-  struct V : clang::RecursiveASTVisitor<V> {
-    const clang::ValueDecl* d;
-    bool found = false;
-    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-      if (e->getDecl() == d) found = true;
-      return !found;
-    }
-  } v;
-  v.d = d;
-  v.TraverseStmt(const_cast<clang::Stmt*>(s));
-  return v.found;
-}
-
 // Names, constants and arithmetic only (no memory reads, no calls, no assignments): the
 // expression has the same value wherever and however often the tiled kernel evaluates it.
 bool simpleExpr(const clang::Expr* e) {
@@ -349,7 +335,7 @@ class TileTranspose : public Transform {
     }
     if (!w || !h) return TransformResult::no("the guard is not `" + nx + " < W && " + ny + " < H` (in either order)");
     for (const clang::Expr* b : {w, h})
-      if (uses(b, vx) || uses(b, vy) || !simpleExpr(b))
+      if (usesDecl(b, vx) || usesDecl(b, vy) || !simpleExpr(b))
         return TransformResult::no("a bound of the guard uses " + nx + " or " + ny + ", reads memory or calls");
 
     const clang::Stmt* then = guard->getThen();
@@ -374,7 +360,7 @@ class TileTranspose : public Transform {
       return TransformResult::no("the load index " + sourceText(ctx, ld->getIdx()->getSourceRange()) + " is not `" +
                                  ny + " * LDI + " + nx + "`");
     for (const clang::Expr* e : {ldi, ldo})
-      if (uses(e, vx) || uses(e, vy) || !simpleExpr(e))
+      if (usesDecl(e, vx) || usesDecl(e, vy) || !simpleExpr(e))
         return TransformResult::no("a leading dimension (" + sourceText(ctx, e->getSourceRange()) + ") uses " + nx +
                                    " or " + ny + ", reads memory or calls");
     clang::QualType te = out->getType()->getPointeeType(), ti = in->getType()->getPointeeType();

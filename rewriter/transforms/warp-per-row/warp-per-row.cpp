@@ -159,14 +159,14 @@ struct Scan : clang::RecursiveASTVisitor<Scan> {
   // "+" for v += e, the function for v = f(v, e) / f(e, v) with f a min/max; "" otherwise.
   static std::string reductionForm(const clang::VarDecl* v, const clang::Expr* whole) {
     if (auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(whole))
-      return ca->getOpcode() == clang::BO_AddAssign && !refersToDecl(ca->getRHS(), v) ? "+" : "";
+      return ca->getOpcode() == clang::BO_AddAssign && !usesDecl(ca->getRHS(), v) ? "+" : "";
     auto* bo = llvm::dyn_cast<clang::BinaryOperator>(whole);
     if (!bo || bo->getOpcode() != clang::BO_Assign) return "";
     auto* call = llvm::dyn_cast<clang::CallExpr>(bo->getRHS()->IgnoreParenImpCasts());
     if (!call || call->getNumArgs() != 2 || !kMinMax.count(calleeName(call))) return "";
     bool a0 = referencedDecl(call->getArg(0)) == v, a1 = referencedDecl(call->getArg(1)) == v;
     if (a0 == a1) return "";
-    if (refersToDecl(call->getArg(a0 ? 1 : 0), v)) return "";
+    if (usesDecl(call->getArg(a0 ? 1 : 0), v)) return "";
     return calleeName(call);
   }
   bool VisitBinaryOperator(clang::BinaryOperator* bo) {
@@ -191,7 +191,7 @@ const clang::VarDecl* columnLoop(const clang::ForStmt* fs) {
   if (!vd || !vd->getInit() || !vd->getType()->isIntegerType() || !fs->getCond() || !fs->getInc()) return nullptr;
   auto* cond = llvm::dyn_cast<clang::BinaryOperator>(fs->getCond()->IgnoreParenImpCasts());
   if (!cond || cond->getOpcode() != clang::BO_LT || referencedDecl(cond->getLHS()) != vd ||
-      refersToDecl(cond->getRHS(), vd))
+      usesDecl(cond->getRHS(), vd))
     return nullptr;
   const clang::Expr* inc = fs->getInc()->IgnoreParens();
   if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(inc))
@@ -226,7 +226,7 @@ class WarpPerRow : public Transform {
     auto* guard = llvm::dyn_cast<clang::IfStmt>(top[1]);
     auto* cond = guard ? llvm::dyn_cast<clang::BinaryOperator>(guard->getCond()->IgnoreParenImpCasts()) : nullptr;
     if (!guard || !cond || guard->getElse() || referencedDecl(cond->getLHS()) != rv ||
-        refersToDecl(cond->getRHS(), rv))
+        usesDecl(cond->getRHS(), rv))
       return TransformResult::no("the row index is not followed by a row guard `if (r >= rows) return;` or `if (r < rows) {...}`");
     std::vector<const clang::Stmt*> rows;
     if (cond->getOpcode() == clang::BO_GE) {
@@ -275,7 +275,7 @@ class WarpPerRow : public Transform {
       if (!fs) {
         if (scan.loops) return TransformResult::no("a loop of the row's code is not a top-level `for (int c = A; c < B; ++c)`");
         for (const auto* v : declared_before)
-          if (refersToDecl(s, v)) used_since_decl.insert(v);
+          if (usesDecl(s, v)) used_since_decl.insert(v);
         if (!scan.stores) continue;
         if (!scan.outer_updates.empty())
           return TransformResult::no("a statement both stores to memory and assigns " +
