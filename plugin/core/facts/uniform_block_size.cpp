@@ -40,7 +40,8 @@ void launchesAt256(KernelInfo& k, WorkloadFacts& f) {
 const Fact& fact_uniform_block_size() {
   static const Fact f{
       "uniform-block-size",
-      "every launch site of the kernel in the manifest has a compile-time block size, all equal to the workload's "
+      "every launch site of the kernel in the manifest has a compile-time block size (an integer, or a dim3 built in "
+      "place such as dim3(16, 16)), all equal to the workload's "
       "block size (threads per block).",
       "uniform-block-size",
       names,
