@@ -23,6 +23,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/loop_depth.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
@@ -49,45 +50,14 @@ std::string indentLines(const std::string& s, const std::string& pad) {
 bool refersTo(const clang::Expr* e, const clang::ValueDecl* d) { return e && referencedDecl(e) == d; }
 
 // Why the statements of a guarded region cannot become a loop body ("" when they can).
-struct RegionScan : clang::RecursiveASTVisitor<RegionScan> {
+struct RegionScan : LoopDepthVisitor<RegionScan> {
   const clang::ValueDecl* index = nullptr;
   std::set<const clang::ValueDecl*> local;
-  unsigned loops = 0, switches = 0;
   bool control_only = false;  // only break/continue aimed at the loop and changes to the index
   std::string why;
   bool fail(const std::string& w) {
     if (why.empty()) why = w;
     return false;
-  }
-  bool TraverseForStmt(clang::ForStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseForStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseWhileStmt(clang::WhileStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseWhileStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseDoStmt(clang::DoStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseDoStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseCXXForRangeStmt(clang::CXXForRangeStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseCXXForRangeStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseSwitchStmt(clang::SwitchStmt* s) {
-    ++switches;
-    bool r = RecursiveASTVisitor::TraverseSwitchStmt(s);
-    --switches;
-    return r;
   }
   bool VisitReturnStmt(clang::ReturnStmt*) { return control_only || fail("the guarded code returns"); }
   bool VisitGotoStmt(clang::GotoStmt*) { return control_only || fail("the guarded code uses goto"); }

@@ -32,6 +32,7 @@
 
 #include "rewriter/ast_util.h"
 #include "rewriter/element_guard.h"
+#include "rewriter/loop_depth.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
@@ -85,36 +86,17 @@ const std::set<std::string> kMinMax = {"fmaxf", "fminf", "fmax", "fmin", "max", 
 
 // What a statement list does: stores (and their bases), loads' bases, assignments to variables
 // declared outside `inner` (with the accumulator form, if any), and what cannot be strided.
-struct Scan : clang::RecursiveASTVisitor<Scan> {
+struct Scan : LoopDepthVisitor<Scan> {
   std::set<const clang::ValueDecl*> inner;  // declared inside the scanned code
   std::set<const clang::ValueDecl*> stored_bases, loaded_bases;
   std::set<const clang::Expr*> store_lhs;   // not loads
   bool loop_body = false;                   // scanning the body of the loop being strided
   std::vector<std::pair<const clang::VarDecl*, std::string>> outer_updates;  // var, combine ("" = not a reduction)
-  bool stores = false, assigns_outer_plain = false;
-  unsigned loops = 0;
+  bool stores = false;
   std::string why;
   bool fail(std::string w) {
     if (why.empty()) why = std::move(w);
     return false;
-  }
-  bool TraverseForStmt(clang::ForStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseForStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseWhileStmt(clang::WhileStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseWhileStmt(s);
-    --loops;
-    return r;
-  }
-  bool TraverseDoStmt(clang::DoStmt* s) {
-    ++loops;
-    bool r = RecursiveASTVisitor::TraverseDoStmt(s);
-    --loops;
-    return r;
   }
   bool VisitVarDecl(clang::VarDecl* vd) {
     inner.insert(vd);
@@ -179,7 +161,9 @@ struct Scan : clang::RecursiveASTVisitor<Scan> {
       return fail("the row's code takes the address of a variable");
     return true;
   }
-  bool VisitBreakStmt(clang::BreakStmt*) { return loops || !loop_body ? true : fail("a row loop has a break"); }
+  bool VisitBreakStmt(clang::BreakStmt*) {
+    return loops || switches || !loop_body ? true : fail("a row loop has a break");
+  }
   bool VisitReturnStmt(clang::ReturnStmt*) { return loops || loop_body ? fail("a row loop returns") : true; }
   bool VisitGotoStmt(clang::GotoStmt*) { return fail("the row's code uses goto"); }
 };
@@ -197,7 +181,6 @@ const clang::VarDecl* columnLoop(const clang::ForStmt* fs) {
   if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(inc))
     return uo->isIncrementOp() && referencedDecl(uo->getSubExpr()) == vd ? vd : nullptr;
   if (auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(inc)) {
-    clang::Expr::EvalResult r;
     auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(ca->getRHS()->IgnoreParenImpCasts());
     return ca->getOpcode() == clang::BO_AddAssign && referencedDecl(ca->getLHS()) == vd && lit && lit->getValue() == 1
                ? vd
@@ -273,7 +256,6 @@ class WarpPerRow : public Transform {
         continue;
       }
       if (!fs) {
-        if (scan.loops) return TransformResult::no("a loop of the row's code is not a top-level `for (int c = A; c < B; ++c)`");
         for (const auto* v : declared_before)
           if (usesDecl(s, v)) used_since_decl.insert(v);
         if (!scan.stores) continue;
