@@ -75,10 +75,15 @@ class BlockReduceAtomic : public Transform {
       return TransformResult::no("the block size " + std::to_string(shape->x) + " is not a multiple of 32 up to 1024");
     long long coarsen = intParam(req.params, "coarsen", 16);
     if (coarsen < 1 || coarsen > 4096) return TransformResult::no("coarsen must be 1..4096");
+    const long long unroll = intParam(req.params, "unroll", 1);
+    if (unroll < 1 || unroll > 16) return TransformResult::no("unroll must be 1..16");
+    // Unrolling the accumulation issues that many independent loads per thread before their adds:
+    // a single load in flight per thread leaves DRAM bandwidth unused.
+    const std::string pragma = unroll > 1 ? "#pragma unroll " + std::to_string(unroll) + "\n  " : "";
 
     std::string acc = pt->getPointeeType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
     std::string p = sourceText(ctx, addr->getSourceRange()), e = sourceText(ctx, value->getSourceRange());
-    std::string text = "\n  " + acc + " kl_sum = 0;\n  " + gridStrideHeader(g) + " kl_sum += " + e + ";\n" +
+    std::string text = "\n  " + acc + " kl_sum = 0;\n  " + pragma + gridStrideHeader(g) + " kl_sum += " + e + ";\n" +
                        "  // one sum per warp, then per block, then one atomic per block\n  " + kTree + "\n" +
                        "  __shared__ " + acc + " kl_warp_sums[32];\n" +
                        "  if (threadIdx.x % 32 == 0) kl_warp_sums[threadIdx.x / 32] = kl_sum;\n" +
@@ -90,7 +95,7 @@ class BlockReduceAtomic : public Transform {
     GeometryChange geo;
     geo.grid_x_divisor = static_cast<unsigned>(coarsen);
     return TransformResult::yes("block reduction of " + e + " into " + p + ", one atomicAdd per block, grid.x / " +
-                                    std::to_string(coarsen),
+                                    std::to_string(coarsen) + (unroll > 1 ? ", loads unrolled " + std::to_string(unroll) : ""),
                                 geo);
   }
 
@@ -103,7 +108,10 @@ class BlockReduceAtomic : public Transform {
     auto* ds = llvm::dyn_cast<clang::DeclStmt>(*it++);
     auto* sum = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
     if (!sum || sum->getNameAsString() != "kl_sum") return TransformResult::no("no `kl_sum` accumulator first in the body");
-    auto* loop = llvm::dyn_cast<clang::ForStmt>(*it);
+    const clang::Stmt* next = *it;
+    // `#pragma unroll N` (the unroll param) wraps the loop in an AttributedStmt.
+    if (auto* attributed = llvm::dyn_cast<clang::AttributedStmt>(next)) next = attributed->getSubStmt();
+    auto* loop = llvm::dyn_cast<clang::ForStmt>(next);
     if (!loop || !isGridStrideLoop(ctx, loop) || !loop->getInit() || !loop->getCond())
       return TransformResult::no("kl_sum is not followed by a grid-stride loop");
     auto* add = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getBody());

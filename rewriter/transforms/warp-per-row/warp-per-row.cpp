@@ -232,6 +232,8 @@ class WarpPerRow : public Transform {
       return TransformResult::no("the block (" + dimText(*shape) + ") is not 1-D with a multiple of 32 threads");
     if (!src.inFile(ds) || !src.inFile(guard)) return TransformResult::no("the row index or guard is written through a macro");
 
+    const long long unroll = intParam(req.params, "unroll", 1);
+    if (unroll < 1 || unroll > 16) return TransformResult::no("unroll must be 1..16");
     // Plan the edits first; nothing is written unless every statement can be handled.
     struct Edit {
       unsigned at, len;
@@ -308,6 +310,10 @@ class WarpPerRow : public Transform {
       ++strided;
       std::string after;
       std::string indent = src.indentOf(src.off(fs->getBeginLoc()));
+      // Unrolled, a lane issues `unroll` independent loads of its row before their use: one load
+      // in flight per lane leaves DRAM bandwidth unused (the order of the updates is unchanged).
+      if (unroll > 1 && src.blankBefore(src.off(fs->getBeginLoc())))
+        edits.push_back({src.off(fs->getBeginLoc()), 0, "#pragma unroll " + std::to_string(unroll) + "\n" + indent});
       for (const auto& a : accs) {
         std::string v = a.var->getNameAsString();
         std::string shfl = "__shfl_xor_sync(0xffffffffu, " + v + ", kl_offset)";
@@ -381,6 +387,8 @@ class WarpPerRow : public Transform {
         removeLine(s);
         return;
       }
+      // A strided loop written with `#pragma unroll N` (the unroll param) is an AttributedStmt.
+      if (auto* attributed = llvm::dyn_cast<clang::AttributedStmt>(s)) s = attributed->getSubStmt();
       auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
       if (!fs) return;
       auto* ids = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit());
@@ -398,6 +406,15 @@ class WarpPerRow : public Transform {
       rw.ReplaceText(src.at(a0), a1 - a0, st);
       unsigned i0 = src.off(fs->getInc()->getBeginLoc()), i1 = src.tokEnd(fs->getInc()->getEndLoc());
       rw.ReplaceText(src.at(i0), i1 - i0, "++" + c->getNameAsString());
+      // the `#pragma unroll N` line forward wrote right before the loop
+      const unsigned line = src.lineStart(src.off(fs->getBeginLoc()));
+      if (line > 0) {
+        const unsigned prev = src.lineStart(line - 1);
+        const std::string text = src.slice(prev, line - 1);
+        const size_t first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text.compare(first, 15, "#pragma unroll ") == 0)
+          rw.RemoveText(src.at(prev), line - prev);
+      }
       ++loops;
     };
     for (auto it = body->body_begin() + 2; it != body->body_end(); ++it) walk(*it);
