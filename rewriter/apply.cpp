@@ -8,6 +8,7 @@
 #include "ast_util.h"
 #include "core/fs.h"
 #include "extract.h"
+#include "inverse_geometry.h"
 #include "source_buffer.h"
 
 namespace klineage {
@@ -85,6 +86,8 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
   r.kernel_after = describeKernel(check.ast->getASTContext(), after);
   r.applied = true;
   r.geometry = tr.geometry;
+  if (dir == Direction::Inverse && !r.geometry.changes())
+    if (auto g = fallbackInverseGeometry(t.id(), params)) r.geometry = *g;
   r.overlay = std::move(next);
   return r;
 }
@@ -94,7 +97,8 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
 // a dim3 grid's, which is read per component as the original launch would convert it). "" when the
 // expression stays as it is.
 std::string gridText(const GeometryChange& c, const std::string& gt, bool integer) {
-  if (c.grid_x_divisor == 1 && c.grid_x_multiplier == 1 && (integer || c.grid_y_divisor == 1)) return "";
+  if (c.grid_x_divisor == 1 && c.grid_x_multiplier == 1 && (integer || (c.grid_y_divisor == 1 && c.grid_y_multiplier == 1)))
+    return "";
   auto scaled = [](const std::string& e, unsigned mul, unsigned div) {
     std::string v = mul > 1 ? "(" + e + ") * " + std::to_string(mul) : "(" + e + ")";
     if (div <= 1) return mul > 1 ? "(" + v + ")" : v;
@@ -103,7 +107,7 @@ std::string gridText(const GeometryChange& c, const std::string& gt, bool intege
   if (integer) return scaled(gt, c.grid_x_multiplier, c.grid_x_divisor);
   std::string g = "(" + gt + ")";
   return "dim3(" + scaled(g + ".x", c.grid_x_multiplier, c.grid_x_divisor) + ", " +
-         scaled(g + ".y", 1, c.grid_y_divisor) + ", " + g + ".z)";
+         scaled(g + ".y", c.grid_y_multiplier, c.grid_y_divisor) + ", " + g + ".z)";
 }
 
 std::string blockText(const GeometryChange& c, const std::string& bt, bool integer) {

@@ -44,7 +44,9 @@ struct TransformRequest {
 struct TransformResult {
   bool applied = false;
   std::string reason;         // why not, or what was done
-  GeometryChange geometry;    // launch change the edited kernel needs (forward only)
+  // The launch change the edited kernel needs, both directions: an inverse undoes its forward's
+  // (forward grid.x / 4 -> inverse grid.x * 4; a block forward set goes back to the one it came from).
+  GeometryChange geometry;
   static TransformResult no(std::string why) { return {false, std::move(why), {}}; }
   static TransformResult yes(std::string what, GeometryChange g = {}) { return {true, std::move(what), g}; }
 };

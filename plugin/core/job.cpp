@@ -76,7 +76,8 @@ bool isFloat(ElemType t) { return row(t).is_float; }
 Dim3 applyGrid(const GeometryChange& g, Dim3 grid) {
   const long long d = g.grid_x_divisor ? g.grid_x_divisor : 1;
   grid.x = (grid.x * g.grid_x_multiplier + d - 1) / d;
-  if (g.grid_y_divisor > 1) grid.y = (grid.y + g.grid_y_divisor - 1) / g.grid_y_divisor;
+  const long long dy = g.grid_y_divisor ? g.grid_y_divisor : 1;
+  grid.y = (grid.y * g.grid_y_multiplier + dy - 1) / dy;
   if (grid.x < 1) grid.x = 1;
   if (grid.y < 1) grid.y = 1;
   return grid;
@@ -89,7 +90,12 @@ std::string geometryText(const GeometryChange& g) {
     if (g.grid_x_divisor != 1) x += "/" + std::to_string(g.grid_x_divisor);
     parts.push_back(x);
   }
-  if (g.grid_y_divisor != 1) parts.push_back("grid.y/" + std::to_string(g.grid_y_divisor));
+  if (g.grid_y_multiplier != 1 || g.grid_y_divisor != 1) {
+    std::string y = "grid.y";
+    if (g.grid_y_multiplier != 1) y += "*" + std::to_string(g.grid_y_multiplier);
+    if (g.grid_y_divisor != 1) y += "/" + std::to_string(g.grid_y_divisor);
+    parts.push_back(y);
+  }
   if (g.block_x && g.block_y) parts.push_back("block " + std::to_string(*g.block_x) + "x" + std::to_string(*g.block_y));
   else if (g.block_x) parts.push_back("block.x " + std::to_string(*g.block_x));
   else if (g.block_y) parts.push_back("block.y " + std::to_string(*g.block_y));
@@ -125,6 +131,7 @@ void to_json(nlohmann::json& j, const GeometryChange& g) {
   j = {{"grid_x_divisor", g.grid_x_divisor},
        {"grid_x_multiplier", g.grid_x_multiplier},
        {"grid_y_divisor", g.grid_y_divisor}};
+  if (g.grid_y_multiplier != 1) j["grid_y_multiplier"] = g.grid_y_multiplier;
   j["block_x"] = g.block_x ? nlohmann::json(*g.block_x) : nlohmann::json(nullptr);
   j["block_y"] = g.block_y ? nlohmann::json(*g.block_y) : nlohmann::json(nullptr);
 }
@@ -132,6 +139,7 @@ void from_json(const nlohmann::json& j, GeometryChange& g) {
   g.grid_x_divisor = j.value("grid_x_divisor", 1u);
   g.grid_x_multiplier = j.value("grid_x_multiplier", 1u);
   g.grid_y_divisor = j.value("grid_y_divisor", 1u);
+  g.grid_y_multiplier = j.value("grid_y_multiplier", 1u);
   if (j.contains("block_x") && !j.at("block_x").is_null()) g.block_x = j.at("block_x").get<long long>();
   if (j.contains("block_y") && !j.at("block_y").is_null()) g.block_y = j.at("block_y").get<long long>();
 }

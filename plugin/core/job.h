@@ -32,20 +32,23 @@ struct Dim3 {
 // How a variant's launch differs from the original launch. Applied to the evaluated original
 // geometry in the gate, and to the launch-site expressions in the selected source.
 struct GeometryChange {
-  // grid.x -> ceil(grid.x * grid_x_multiplier / grid_x_divisor); grid.y -> ceil(grid.y / grid_y_divisor)
+  // grid.x -> ceil(grid.x * grid_x_multiplier / grid_x_divisor);
+  // grid.y -> ceil(grid.y * grid_y_multiplier / grid_y_divisor)
   unsigned grid_x_divisor = 1;
   unsigned grid_x_multiplier = 1;       // more threads per element (warp-per-row: 32)
   unsigned grid_y_divisor = 1;          // 2-D tiles that cover more rows per block
+  unsigned grid_y_multiplier = 1;       // the inverse of a 2-D tile (tile-sgemm's inverse: 4)
   std::optional<long long> block_x;     // block.x -> B
   std::optional<long long> block_y;     // block.y -> B
   bool changes() const {
-    return grid_x_divisor != 1 || grid_x_multiplier != 1 || grid_y_divisor != 1 || block_x.has_value() ||
-           block_y.has_value();
+    return grid_x_divisor != 1 || grid_x_multiplier != 1 || grid_y_divisor != 1 || grid_y_multiplier != 1 ||
+           block_x.has_value() || block_y.has_value();
   }
   void compose(const GeometryChange& later) {
     grid_x_divisor *= later.grid_x_divisor;
     grid_x_multiplier *= later.grid_x_multiplier;
     grid_y_divisor *= later.grid_y_divisor;
+    grid_y_multiplier *= later.grid_y_multiplier;
     if (later.block_x) block_x = later.block_x;
     if (later.block_y) block_y = later.block_y;
   }

@@ -9,7 +9,9 @@
 // threadIdx.x (and a grid-stride step), a bounds guard or a grid-stride loop over that index (the
 // new grid may have up to B - 1 more threads), no __shared__ memory, barriers or warp collectives,
 // and no __launch_bounds__ already. The transform refuses otherwise.
-// Inverse: removes the __launch_bounds__(B) it added; the launch change is the caller's.
+// Inverse: removes the __launch_bounds__(B) it added and launches B0 threads per block again
+// (param from_threads, default 256; B is param threads, else the block every launch uses, which
+// must be B when both are known): block.x = B0, grid.x * B / B0.
 #include "rewriter/ast_util.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/features/feature.h"
@@ -57,8 +59,24 @@ class BlockSize : public Transform {
   }
 
   TransformResult inverse(TransformRequest& req) const override {
-    // The text edit is launch-bounds' own inverse; the launch goes back with the caller's geometry.
-    return findTransform("launch-bounds")->inverse(req);
+    auto shape = req.facts.shape();
+    long long b = intParam(req.params, "threads", shape ? shape->x : 0);
+    const long long b0 = intParam(req.params, "from_threads", 256);
+    if (b < 32 || b > 1024 || b % 32 != 0) return TransformResult::no("threads must be a multiple of 32 from 32 to 1024");
+    if (b0 < 32 || b0 > 1024 || b0 % 32 != 0)
+      return TransformResult::no("from_threads must be a multiple of 32 from 32 to 1024");
+    if (shape && (shape->y != 1 || shape->z != 1)) return TransformResult::no("the block is not 1-D (" + dimText(*shape) + ")");
+    if (shape && shape->x != b)
+      return TransformResult::no("the launches use " + std::to_string(shape->x) + " threads per block, not " + std::to_string(b));
+    if (b == b0) return TransformResult::no("the launches already use " + std::to_string(b0) + " threads");
+    // The text edit is launch-bounds' own inverse; the launch goes back to B0 threads per block.
+    TransformResult r = findTransform("launch-bounds")->inverse(req);
+    if (!r.applied) return r;
+    r.geometry.block_x = b0;
+    r.geometry.grid_x_multiplier = static_cast<unsigned>(b);
+    r.geometry.grid_x_divisor = static_cast<unsigned>(b0);
+    r.reason += "; " + std::to_string(b0) + " threads per block, grid.x * " + std::to_string(b) + " / " + std::to_string(b0);
+    return r;
   }
 };
 

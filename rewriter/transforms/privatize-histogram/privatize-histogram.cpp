@@ -146,7 +146,12 @@ class PrivatizeHistogram : public Transform {
                        sourceText(ctx, call->getArg(1)->getSourceRange()) + ");\n";
     if (!src.inFile(body->getLBracLoc()) || !replaceBody(ctx, req.rewriter, body, text))
       return TransformResult::no("the rewriter refused the edit");
-    return TransformResult::yes("one global atomicAdd per element (correct only when the grid covers n)");
+    // The launch goes back to one thread per element: grid.x * coarsen (forward's divisor, a param).
+    long long coarsen = intParam(req.params, "coarsen", 64);
+    if (coarsen < 1 || coarsen > 4096) return TransformResult::no("coarsen must be 1..4096");
+    GeometryChange geo;
+    geo.grid_x_multiplier = static_cast<unsigned>(coarsen);
+    return TransformResult::yes("one global atomicAdd per element, grid.x * " + std::to_string(coarsen), geo);
   }
 };
 

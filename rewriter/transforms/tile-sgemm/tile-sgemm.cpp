@@ -715,8 +715,10 @@ class TileSgemm : public Transform {
     if (src.slice(bt->begin, bt->end) != tiledText(g, bt->layout)) return not_ours;
     if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, naiveText(g, bt->layout)))
       return TransformResult::no("the rewriter refused the edit");
-    return TransformResult::yes("naive GEMM: one thread per element of C (the launch needs its original grid, x" +
-                                num(kMicro) + " in x and y)");
+    GeometryChange geo;  // forward's grid / 4 in x and y undone
+    geo.grid_x_multiplier = kMicro;
+    geo.grid_y_multiplier = kMicro;
+    return TransformResult::yes("naive GEMM: one thread per element of C, grid * " + num(kMicro) + " in x and y", geo);
   }
 };
 

@@ -37,9 +37,9 @@
 // both sides; W, H, LDI, LDO without memory reads, calls or x/y).
 // Inverse: recognizes exactly the text forward emits (it rebuilds it from the parts it parses and
 // compares) and restores the naive body, so inverse(forward(x)) == x for the canonical form
-// (`blockIdx.x * blockDim.x + threadIdx.x` initializers, one statement per line). It reports no
-// geometry: the original launch (block bx x by, grid.x * (32 / bx), grid.y * (32 / by)) is the
-// caller's to restore.
+// (`blockIdx.x * blockDim.x + threadIdx.x` initializers, one statement per line). Its launch change
+// restores a bx x by block (params block_x, block_y; default 16 x 16, each dividing 32): block
+// bx x by, grid.x * (32 / bx), grid.y * (32 / by), from the 32 x 8 block forward launches.
 #include <optional>
 
 #include <clang/AST/Attr.h>
@@ -443,6 +443,12 @@ class TileTranspose : public Transform {
     if (!body) return TransformResult::no("the kernel has no body");
     std::vector<const clang::Stmt*> stmts(body->body_begin(), body->body_end());
     if (stmts.size() != 4) return TransformResult::no(not_ours);
+    // The naive launch to go back to: a bx x by block (forward's TransformFacts::shape()).
+    const long long bx = intParam(req.params, "block_x", 16), by = intParam(req.params, "block_y", 16);
+    if (bx <= 0 || by <= 0 || kTile % bx || kTile % by || bx * by > 1024)
+      return TransformResult::no("block_x and block_y must divide 32 (at most 1024 threads)");
+    if (auto shape = req.facts.shape(); shape && !(*shape == Dim3{kTile, kRowsPerPass, 1}))
+      return TransformResult::no("the block is " + dimText(*shape) + ", not the 32 x 8 forward launches");
     for (size_t k = 1; k < stmts.size(); ++k)
       if (!src.inFile(stmts[k])) return TransformResult::no("the kernel body is written through a macro");
     auto* tile_ds = llvm::dyn_cast<clang::DeclStmt>(stmts[0]);
@@ -501,8 +507,15 @@ class TileTranspose : public Transform {
     if (src.slice(t0, t1) != tiledText(p)) return TransformResult::no(not_ours + " (the text differs from it)");
     if (req.rewriter.ReplaceText(src.at(t0), t1 - t0, naiveText(p)))
       return TransformResult::no("the rewriter refused the edit");
-    return TransformResult::yes("naive transpose " + p.store + " = " + p.load +
-                                " (one element per thread; the launch needs its original block and grid back)");
+    GeometryChange g;
+    g.block_x = bx;
+    g.block_y = by;
+    g.grid_x_multiplier = static_cast<unsigned>(kTile / bx);
+    g.grid_y_multiplier = static_cast<unsigned>(kTile / by);
+    return TransformResult::yes("naive transpose " + p.store + " = " + p.load + " (one element per thread; block " +
+                                    std::to_string(bx) + " x " + std::to_string(by) + ", grid * " +
+                                    std::to_string(g.grid_x_multiplier) + " x * " + std::to_string(g.grid_y_multiplier) + ")",
+                                g);
   }
 };
 

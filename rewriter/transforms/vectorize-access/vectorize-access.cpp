@@ -481,7 +481,9 @@ class VectorizeAccess : public Transform {
       std::string loop = dedentRest(src.slice(src.off(orig->getBeginLoc()), src.stmtEnd(orig)), "  ");
       if (req.rewriter.ReplaceText(src.at(start), end - start, loop))
         return TransformResult::no("the rewriter refused the edit");
-      return TransformResult::yes("back to the scalar grid-stride loop (needs the original grid, x4)");
+      GeometryChange g;
+      g.grid_x_multiplier = 4;  // forward's grid.x / 4 undone
+      return TransformResult::yes("back to the scalar grid-stride loop, grid.x * 4", g);
     }
     return TransformResult::no("no vectorized loop (alignment check with a kl_v loop and the scalar loop in the else branch)");
   }
