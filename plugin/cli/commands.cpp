@@ -11,6 +11,7 @@
 #include "console_status.h"
 #include "core/diag.h"
 #include "core/fs.h"
+#include "core/lineage.h"
 #include "core/skill.h"
 #include "features/feature.h"
 #include "gate/selection.h"
@@ -165,6 +166,8 @@ int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, c
   for (const auto& s : skills)
     if (s.id == id) {
       std::cout << skillToJson(s).dump(2) << "\n";
+      // A mined skill: the lineage it came from, the expert simplified step by step (docs/lineage.md).
+      if (!s.lineage.empty()) std::cout << minedSkillLineage(s);
       return kExitOk;
     }
   std::string known;

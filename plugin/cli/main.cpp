@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "console_status.h"
 #include "ci.h"
+#include "mine.h"
 #include "optimize.h"
 
 namespace fs = std::filesystem;
@@ -108,6 +109,26 @@ int main(int argc, char** argv) {
   capture->add_option("--timeout", capture_timeout, "seconds before the program is killed (default 300)");
   capture->add_option("command", capture_cmd, "the program and its arguments, after -- (default: the RUN of the config)");
 
+  auto* mine = app.add_subcommand("mine", "Walk an expert kernel of a configured target backward: apply every transform's "
+                                          "inverse in every order that applies, gate each simpler version against the "
+                                          "expert, write the tree as lineage.json and optionally the mined skills "
+                                          "(docs/lineage.md).");
+  MineOptions mine_opt;
+  mine->add_option("--config", mine_opt.config, "config.json written by klineage_optimize() for the expert's target")
+      ->required()->check(CLI::ExistingFile);
+  mine->add_option("--kernel", mine_opt.kernel, "the expert kernel (a kernel of that target)")->required();
+  mine->add_option("--out", mine_opt.out_dir, "where lineage.json and versions/ go (default: <out_dir>/mine/<kernel>)");
+  mine->add_option("--max-depth", mine_opt.max_depth, "inverse steps from the expert at most (default 8)")
+      ->check(CLI::Range(1u, 64u));
+  mine->add_option("--budget", mine_opt.budget, "simplified versions made and gated at most (default 48)")
+      ->check(CLI::Range(1u, 10000u));
+  mine->add_option("--emit-skills", mine_opt.emit_skills_dir,
+                   "also write one skill (schema 2) per accepted step, reversed, into this directory");
+  mine->add_option("-j,--jobs", mine_opt.jobs, "parallel compiles (default: all cores)");
+  mine->footer("Prints one line per version: id <- parent, the inverse step, the gate's outcome, its time.\n"
+               "Exit status: 0 the lineage was written; 1 the expert could not be gated or KLineage failed; "
+               "2 bad input.\n");
+
   auto* skills = app.add_subcommand("skills", "Inspect the skill library: list, show <id>, validate.");
   skills->add_option("action", action, "list | show | validate")->required()->check(CLI::IsMember({"list", "show", "validate"}));
   skills->add_option("id", skill_id, "skill id (for show)");
@@ -153,6 +174,7 @@ int main(int argc, char** argv) {
     PipelineSeams seams;
     seams.status = &console;
     if (optimize->parsed()) return runOptimize(opt, seams);
+    if (mine->parsed()) return runMine(mine_opt, seams);
     if (gate->parsed()) {
       if (grid_divisor) {
         std::cerr << "klineage: error: gate --grid-divisor is no longer accepted: the gate runs the launch written in "

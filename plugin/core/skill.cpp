@@ -105,9 +105,15 @@ class SkillReader {
 
     const toml::node* schema = get(root, nullptr, "schema", "schema", "schema = 1", true);
     auto sv = schema->as_integer();
-    if (!sv || sv->get() != 1)
-      failAt(schema, "schema: expected 1 (the only schema version this KLineage reads)");
-    s.schema = 1;
+    const std::string supported = "supported schema versions: " + std::to_string(kSkillSchemaMin) + " to " +
+                                  std::to_string(kSkillSchemaMax) + " (skills/README.md)";
+    if (!sv) failAt(schema, "schema: expected an integer; " + supported);
+    if (sv->get() > kSkillSchemaMax)
+      failAt(schema, "schema: " + std::to_string(sv->get()) + " is newer than this KLineage reads; " + supported +
+                         ". Use a newer KLineage, or write the skill in schema " + std::to_string(kSkillSchemaMax));
+    if (sv->get() < kSkillSchemaMin) failAt(schema, "schema: " + std::to_string(sv->get()) + " is not a schema version; " + supported);
+    s.schema = static_cast<int>(sv->get());
+    const bool v2 = s.schema >= 2;
 
     s.id = str(root, nullptr, "id", "id", true);
     const toml::node* idn = root.get("id");
@@ -201,8 +207,14 @@ class SkillReader {
       for (const auto& el : *arr) {
         auto t = el.as_table();
         if (!t) failAt(&el, "effect.measured: expected tables { workload, gpu, speedup }, found a " + tomlTypeName(el));
-        checkKeys(*t, {"gpu", "speedup", "workload"}, "[[effect.measured]]");
+        if (!v2)
+          for (const char* k : {"expert", "step"})
+            if (t->get(k)) failAt(t->get(k), std::string("effect.measured.") + k + ": needs schema = 2 (this file says 1)");
+        if (v2) checkKeys(*t, {"expert", "gpu", "speedup", "step", "workload"}, "[[effect.measured]]");
+        else checkKeys(*t, {"gpu", "speedup", "workload"}, "[[effect.measured]]");
         MeasuredEffect me;
+        me.expert = str(*t, t, "expert", "effect.measured.expert", false);
+        me.step = str(*t, t, "step", "effect.measured.step", false);
         me.workload = str(*t, t, "workload", "effect.measured.workload", true);
         me.gpu = str(*t, t, "gpu", "effect.measured.gpu", true);
         const toml::node* sp = get(*t, t, "speedup", "effect.measured.speedup", "a positive number", true);
@@ -227,11 +239,26 @@ class SkillReader {
     }
 
     const toml::table& prov = table(root, nullptr, "provenance", true, empty);
-    checkKeys(prov, {"kind", "source"}, "[provenance]");
+    const std::vector<std::string> v2_prov = {"cuda", "date", "gpu", "lineage", "mined_from", "version"};
+    if (!v2)
+      for (const auto& k : v2_prov)
+        if (prov.get(k)) failAt(prov.get(k), "provenance." + k + ": needs schema = 2 (this file says 1)");
+    if (v2) checkKeys(prov, {"cuda", "date", "gpu", "kind", "lineage", "mined_from", "source", "version"}, "[provenance]");
+    else checkKeys(prov, {"kind", "source"}, "[provenance]");
     s.provenance_kind = str(prov, &prov, "kind", "provenance.kind", true);
     if (s.provenance_kind != "hand-written" && s.provenance_kind != "mined")
       failAt(prov.get("kind"), "provenance.kind: \"" + s.provenance_kind + "\"; expected \"hand-written\" or \"mined\"");
     s.provenance_source = str(prov, &prov, "source", "provenance.source", false);
+    s.mined_from = str(prov, &prov, "mined_from", "provenance.mined_from", false);
+    s.lineage = str(prov, &prov, "lineage", "provenance.lineage", false);
+    s.lineage_version = str(prov, &prov, "version", "provenance.version", false);
+    s.gpu = str(prov, &prov, "gpu", "provenance.gpu", false);
+    s.cuda = str(prov, &prov, "cuda", "provenance.cuda", false);
+    s.date = str(prov, &prov, "date", "provenance.date", false);
+    if (v2 && s.provenance_kind == "mined" && s.mined_from.empty())
+      failAt(&prov, "missing 'provenance.mined_from'; expected mined_from = \"<expert file>:<kernel>\" for a mined skill");
+    if (!s.lineage.empty() && s.lineage_version.empty())
+      failAt(prov.get("lineage"), "provenance.lineage: expected provenance.version too (the lineage's version the step applies to)");
     return s;
   }
 
@@ -331,12 +358,28 @@ std::vector<Skill> loadSkills(const std::vector<std::string>& dirs, const std::v
   return skills;
 }
 
+std::string Skill::lineagePath() const {
+  if (lineage.empty()) return "";
+  const fs::path l(lineage);
+  if (l.is_absolute() || path.empty()) return l.string();
+  return (fs::path(path).parent_path() / l).lexically_normal().string();
+}
+
 nlohmann::json skillToJson(const Skill& s) {
   nlohmann::json measured = nlohmann::json::array(), risks = nlohmann::json::array();
-  for (const auto& m : s.measured) measured.push_back({{"workload", m.workload}, {"gpu", m.gpu}, {"speedup", m.speedup}});
+  for (const auto& m : s.measured) {
+    nlohmann::json jm = {{"workload", m.workload}, {"gpu", m.gpu}, {"speedup", m.speedup}};
+    if (!m.expert.empty()) jm["expert"] = m.expert;
+    if (!m.step.empty()) jm["step"] = m.step;
+    measured.push_back(jm);
+  }
   for (const auto& r : s.risks) risks.push_back({{"failure", r.failure}, {"avoided_by", r.avoided_by}});
   nlohmann::json prov = {{"kind", s.provenance_kind}};
   if (!s.provenance_source.empty()) prov["source"] = s.provenance_source;
+  for (const auto& [k, v] : std::vector<std::pair<const char*, const std::string*>>{
+           {"mined_from", &s.mined_from}, {"lineage", &s.lineage}, {"version", &s.lineage_version},
+           {"gpu", &s.gpu}, {"cuda", &s.cuda}, {"date", &s.date}})
+    if (!v->empty()) prov[k] = *v;
   return {{"schema", s.schema},
           {"id", s.id},
           {"intent", s.intent},

@@ -16,7 +16,11 @@ namespace klineage {
 struct MeasuredEffect {
   std::string workload, gpu;
   double speedup = 0;
+  std::string expert, step;  // schema 2, mined skills: "<file>:<kernel>" and "v3 -> v1" of its lineage
 };
+
+// The skill file schema versions this KLineage reads (skills/README.md).
+constexpr int kSkillSchemaMin = 1, kSkillSchemaMax = 2;
 
 struct SkillRisk {
   std::string failure, avoided_by;
@@ -47,6 +51,11 @@ struct Skill {
   std::vector<SkillRisk> risks;
   std::string provenance_kind;                        // "hand-written" or "mined"
   std::string provenance_source;                      // optional: where a mined skill came from
+  // Schema 2 (mined skills, docs/lineage.md): the expert "<file>:<kernel>", its lineage.json (relative
+  // to the skill file as written; lineagePath() resolves it), the version of the lineage the forward
+  // step applies to, and where it was measured.
+  std::string mined_from, lineage, lineage_version, gpu, cuda, date;
+  std::string lineagePath() const;  // "" when the skill names no lineage
   std::string path;                                   // the file it was loaded from
 
   bool hasTransform() const { return materialize != Materialize::Llm; }

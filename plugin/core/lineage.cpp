@@ -1,0 +1,336 @@
+#include "core/lineage.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "core/diag.h"
+#include "core/fs.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+const LineageVersion* Lineage::find(const std::string& id) const {
+  for (const auto& v : versions)
+    if (v.id == id) return &v;
+  return nullptr;
+}
+
+std::vector<const LineageVersion*> Lineage::pathTo(const std::string& id) const {
+  std::vector<const LineageVersion*> path;
+  std::set<std::string> seen;
+  for (const LineageVersion* v = find(id); v && seen.insert(v->id).second; v = v->parent.empty() ? nullptr : find(v->parent))
+    path.push_back(v);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+namespace {
+
+nlohmann::json stepJson(const LineageStep& s) {
+  return {{"transform", s.transform}, {"direction", "inverse"}, {"params", s.params}, {"what", s.what}};
+}
+LineageStep stepFrom(const nlohmann::json& j) {
+  LineageStep s;
+  s.transform = j.at("transform").get<std::string>();
+  s.params = j.value("params", nlohmann::json::object());
+  s.what = j.value("what", "");
+  return s;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const Lineage& l) {
+  nlohmann::json versions = nlohmann::json::array();
+  for (const auto& v : l.versions) {
+    nlohmann::json probes = nlohmann::json::array(), also = nlohmann::json::array();
+    for (const auto& p : v.probes) probes.push_back({{"name", p.name}, {"passed", p.passed}});
+    for (const auto& [parent, step] : v.also_from) also.push_back({{"parent", parent}, {"step", stepJson(step)}});
+    versions.push_back({{"id", v.id},
+                        {"parent", v.parent.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.parent)},
+                        {"depth", v.depth},
+                        {"step", v.step ? stepJson(*v.step) : nlohmann::json(nullptr)},
+                        {"source", v.source},
+                        {"geometry", v.geometry},
+                        {"geometry_text", geometryText(v.geometry)},
+                        {"outcome", v.outcome},
+                        {"reason", v.reason},
+                        {"accepted", v.accepted},
+                        {"time_ms", v.time_ms > 0 ? nlohmann::json(v.time_ms) : nlohmann::json(nullptr)},
+                        {"parent_speedup", v.parent_speedup ? nlohmann::json(*v.parent_speedup) : nlohmann::json(nullptr)},
+                        {"features", v.features},
+                        {"facts", v.facts},
+                        {"probes", probes},
+                        {"also_from", also}});
+  }
+  j = {{"format", l.format},   {"target", l.target}, {"kernel", l.kernel},       {"expert_file", l.expert_file},
+       {"mined_from", l.minedFrom()}, {"workload", l.workload}, {"shape", l.shape}, {"gpu", l.gpu},
+       {"arch", l.arch},       {"cuda", l.cuda},     {"date", l.date},           {"max_depth", l.max_depth},
+       {"budget", l.budget},   {"versions", versions}};
+}
+
+void from_json(const nlohmann::json& j, Lineage& l) {
+  l = Lineage{};
+  l.format = j.at("format").get<std::string>();
+  l.target = j.value("target", "");
+  l.kernel = j.at("kernel").get<std::string>();
+  l.expert_file = j.at("expert_file").get<std::string>();
+  l.workload = j.value("workload", "");
+  l.shape = j.value("shape", "");
+  l.gpu = j.value("gpu", "");
+  l.arch = j.value("arch", "");
+  l.cuda = j.value("cuda", "");
+  l.date = j.value("date", "");
+  l.max_depth = j.value("max_depth", 0u);
+  l.budget = j.value("budget", 0u);
+  for (const auto& jv : j.at("versions")) {
+    LineageVersion v;
+    v.id = jv.at("id").get<std::string>();
+    if (jv.contains("parent") && !jv.at("parent").is_null()) v.parent = jv.at("parent").get<std::string>();
+    v.depth = jv.value("depth", 0u);
+    if (jv.contains("step") && !jv.at("step").is_null()) v.step = stepFrom(jv.at("step"));
+    v.source = jv.value("source", "");
+    if (jv.contains("geometry")) v.geometry = jv.at("geometry").get<GeometryChange>();
+    v.outcome = jv.value("outcome", "");
+    v.reason = jv.value("reason", "");
+    v.accepted = jv.value("accepted", false);
+    if (jv.contains("time_ms") && jv.at("time_ms").is_number()) v.time_ms = jv.at("time_ms").get<double>();
+    if (jv.contains("parent_speedup") && jv.at("parent_speedup").is_number())
+      v.parent_speedup = jv.at("parent_speedup").get<double>();
+    v.features = jv.value("features", std::vector<std::string>{});
+    v.facts = jv.value("facts", std::vector<std::string>{});
+    for (const auto& p : jv.value("probes", nlohmann::json::array()))
+      v.probes.push_back({p.at("name").get<std::string>(), p.at("passed").get<bool>()});
+    for (const auto& a : jv.value("also_from", nlohmann::json::array()))
+      v.also_from.emplace_back(a.at("parent").get<std::string>(), stepFrom(a.at("step")));
+    l.versions.push_back(std::move(v));
+  }
+}
+
+Lineage loadLineage(const std::string& path) {
+  std::string text;
+  try {
+    text = readFile(path);
+  } catch (const std::exception& e) {
+    throw InputError(path, 0, 0, std::string("cannot read the lineage file: ") + e.what());
+  }
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (j.value("format", "") != kLineageFormat)
+      throw InputError(path, 1, 0, "format: expected \"" + std::string(kLineageFormat) + "\" (a lineage.json of klineage mine)");
+    return j.get<Lineage>();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(path, 0, 0, std::string("not a lineage file (docs/lineage.md): ") + e.what());
+  }
+}
+
+void saveLineage(const std::string& path, const Lineage& l) { atomicWrite(path, nlohmann::json(l).dump(2) + "\n"); }
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string paramsText(const nlohmann::json& params) {
+  std::string out;
+  for (auto& [k, v] : params.items()) out += (out.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  return out.empty() ? "" : "(" + out + ")";
+}
+
+}  // namespace
+
+std::string lineageLine(const Lineage& l, const LineageVersion& v) {
+  (void)l;
+  std::string s = v.id + (v.parent.empty() ? " (expert)" : " <- " + v.parent);
+  if (v.step) s += "  -" + v.step->transform + paramsText(v.step->params);
+  s += "  " + v.outcome;
+  s += v.time_ms > 0 ? "  " + fixed(v.time_ms, 4) + " ms" : "  (not timed)";
+  if (v.parent_speedup) s += "  (forward step " + fixed(*v.parent_speedup, 2) + "x)";
+  const std::string g = geometryText(v.geometry);
+  if (!g.empty()) s += "  [" + g + "]";
+  if (!v.accepted && !v.reason.empty() && v.outcome != "expert") s += "  " + v.reason.substr(0, 160);
+  return s;
+}
+
+std::string lineagePathText(const Lineage& l, const std::string& id) {
+  std::string out;
+  for (const LineageVersion* v : l.pathTo(id)) out += "  " + lineageLine(l, *v) + "\n";
+  return out;
+}
+
+std::string minedSkillLineage(const Skill& s) {
+  if (s.lineage.empty()) return "";
+  const std::string path = s.lineagePath();
+  const Lineage l = loadLineage(path);
+  if (!l.find(s.lineage_version))
+    throw InputError(path, 0, 0, "no version '" + s.lineage_version + "' (named by skill " + s.id + " in " + s.path + ")");
+  std::string out = "lineage " + path + ": mined from " + l.minedFrom() + (l.gpu.empty() ? "" : " on " + l.gpu) +
+                    (l.date.empty() ? "" : ", " + l.date) + "\n";
+  out += "  the expert, simplified step by step to " + s.lineage_version + " (the kernel the skill's forward step applies to):\n";
+  return out + lineagePathText(l, s.lineage_version);
+}
+
+namespace {
+
+std::string tomlString(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string tomlStrings(const std::vector<std::string>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + tomlString(v[i]);
+  return o + "]";
+}
+
+// A parameter value: an integer when the text is one (transforms read them as text either way).
+std::string tomlValue(const nlohmann::json& v) {
+  if (v.is_number_integer() || v.is_boolean()) return v.dump();
+  if (v.is_number()) return v.dump();
+  const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  const bool integer = !s.empty() && s.size() < 18 &&
+                       std::all_of(s.begin() + (s[0] == '-' ? 1 : 0), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+                       s != "-";
+  return integer ? s : tomlString(s);
+}
+
+std::string skillIdPart(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    o += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
+  }
+  while (o.find("--") != std::string::npos) o.replace(o.find("--"), 2, "-");
+  while (!o.empty() && o.back() == '-') o.pop_back();
+  while (!o.empty() && o.front() == '-') o.erase(o.begin());
+  return o;
+}
+
+struct MinedSkill {
+  std::string id;
+  const LineageVersion* first = nullptr;  // the simplified version (forward applies to it)
+  const LineageStep* step = nullptr;      // its inverse step
+  std::string parent;                     // the version the forward step turns it into
+  std::vector<std::pair<const LineageVersion*, const LineageVersion*>> steps;  // (child, parent)
+  std::vector<std::pair<std::string, std::string>> risks;                     // failure, avoided_by
+};
+
+}  // namespace
+
+std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir) {
+  std::vector<MinedSkill> skills;
+  std::map<std::string, size_t> by_key;  // transform + params + anchor -> skill
+  std::map<std::string, unsigned> per_transform;
+  // Every accepted step: the step that made each version, and the merged ones (also_from).
+  std::vector<std::tuple<const LineageVersion*, const LineageVersion*, const LineageStep*>> all;
+  for (const auto& v : l.versions) {
+    if (!v.accepted) continue;
+    if (v.step && !v.parent.empty())
+      if (const LineageVersion* parent = l.find(v.parent)) all.emplace_back(&v, parent, &*v.step);
+    for (const auto& [pid, step] : v.also_from)
+      if (const LineageVersion* parent = l.find(pid)) all.emplace_back(&v, parent, &step);
+  }
+  for (const auto& [vp, parent, stp] : all) {
+    const LineageVersion& v = *vp;
+    std::vector<std::string> features = v.features;
+    std::sort(features.begin(), features.end());
+    const std::string key = stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();
+    auto [it, fresh] = by_key.emplace(key, skills.size());
+    if (fresh) {
+      MinedSkill s;
+      const unsigned n = ++per_transform[stp->transform];
+      s.id = "mined-" + skillIdPart(l.kernel) + "-" + skillIdPart(stp->transform) + (n > 1 ? "-" + std::to_string(n) : "");
+      s.first = &v;
+      s.step = stp;
+      s.parent = parent->id;
+      skills.push_back(std::move(s));
+    }
+    MinedSkill& s = skills[it->second];
+    s.steps.emplace_back(&v, parent);
+    // Risks: what the gate rejected among the other inverse steps from the same parent.
+    for (const auto& sib : l.versions) {
+      if (sib.parent != parent->id || sib.accepted || !sib.step || sib.id == v.id) continue;
+      std::string failure = "-" + sib.step->transform + " from " + parent->id + " (" + sib.id + ") was " + sib.outcome +
+                            (sib.reason.empty() ? "" : ": " + sib.reason.substr(0, 200));
+      bool have = false;
+      for (const auto& r : s.risks) have = have || r.first == failure;
+      if (!have) s.risks.emplace_back(failure, "the gate (correctness on the captured launches and probe shapes)");
+    }
+  }
+  std::vector<std::string> written;
+  fs::create_directories(out_dir);
+  for (const MinedSkill& s : skills) {
+    const LineageVersion& v = *s.first;
+    const fs::path file = fs::path(out_dir) / (s.id + ".toml");
+    std::error_code ec;
+    fs::path rel = fs::relative(fs::absolute(lineage_path), fs::absolute(out_dir), ec);
+    if (ec || rel.empty()) rel = fs::absolute(lineage_path);
+    std::ostringstream o;
+    o << "# Mined by `klineage mine` from " << l.minedFrom() << " (lineage: " << rel.string() << ", version " << v.id
+      << "); docs/lineage.md.\n";
+    o << "schema = 2\n";
+    o << "id = " << tomlString(s.id) << "\n";
+    o << "intent = " << tomlString(s.step->transform + " as the expert " + l.kernel + " has it: the inverse step " +
+                                   s.parent + " -> " + v.id + " of its lineage, reversed") << "\n";
+    o << "transform = " << tomlString(s.step->transform) << "\n";
+    if (!s.step->params.empty()) {
+      o << "\n[params]\n";
+      for (auto& [k, val] : s.step->params.items()) o << k << " = " << tomlValue(val) << "\n";
+    }
+    o << "\n[anchor]\ndescription = "
+      << tomlString("a kernel with the features of " + v.id + ", the version of " + l.kernel +
+                    " this forward step turns into " + s.parent)
+      << "\nrequires_features = " << tomlStrings(v.features) << "\n";
+    o << "\n[preconditions]\nfacts = " << tomlStrings(v.facts) << "\n";
+    o << "\n[effect]\nexpected = "
+      << tomlString("measured on " + (l.gpu.empty() ? std::string("no GPU") : l.gpu) + " with " + l.kernel + "'s workload (" +
+                    l.shape + "); other kernels of the same shape should gain alike")
+      << "\n";
+    for (const auto& [child, parent] : s.steps) {
+      // The step's parent is the version's own (interleaved ratios), or a merged one (the times).
+      std::optional<double> sp = child->parent == parent->id ? child->parent_speedup : std::nullopt;
+      if (!sp && child->time_ms > 0 && parent->time_ms > 0) sp = child->time_ms / parent->time_ms;
+      if (!sp || !(*sp > 0) || l.gpu.empty()) continue;
+      o << "\n[[effect.measured]]\nworkload = " << tomlString(l.workload + ", " + l.shape) << "\ngpu = " << tomlString(l.gpu)
+        << "\nspeedup = " << fixed(*sp, 4) << "\nexpert = " << tomlString(l.minedFrom())
+        << "\nstep = " << tomlString(child->id + " -> " + parent->id) << "\n";
+    }
+    for (const auto& [failure, avoided] : s.risks)
+      o << "\n[[risks]]\nfailure = " << tomlString(failure) << "\navoided_by = " << tomlString(avoided) << "\n";
+    o << "\n[provenance]\nkind = \"mined\"\nmined_from = " << tomlString(l.minedFrom()) << "\nlineage = "
+      << tomlString(rel.string()) << "\nversion = " << tomlString(v.id) << "\ngpu = " << tomlString(l.gpu)
+      << "\ncuda = " << tomlString(l.cuda) << "\ndate = " << tomlString(l.date) << "\n";
+    atomicWrite(file, o.str());
+    written.push_back(file.string());
+  }
+  return written;
+}
+
+}  // namespace klineage

@@ -1,0 +1,340 @@
+// `klineage mine` (mine.h, docs/lineage.md): the expert's lineage, breadth first. Each level's new
+// versions go through the same stages as `klineage gate`'s hand-written variants and the skill
+// search's chains (compileVariants, then gateAll against the expert's cubin with the expert's
+// plan: captured launches or workload, probes, interleaved timing).
+#include "mine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "apply.h"
+#include "captures.h"
+#include "compile.h"
+#include "context.h"
+#include "core/capture_facts.h"
+#include "core/diag.h"
+#include "core/fs.h"
+#include "core/skill.h"
+#include "core/workload.h"
+#include "features/feature.h"
+#include "gate/judge.h"
+#include "gate_loop.h"
+#include "header_kernels.h"
+#include "select.h"
+#include "variant_source.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct OwnedSeams {
+  std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<GpuBackend> backend;
+  std::unique_ptr<Capturer> capturer;
+  RecordingStatus quiet;
+};
+
+// `later` after `g`, with common factors of each multiplier and divisor cancelled: ceil(G * a*k /
+// (b*k)) is ceil(G * a / b), so an inverse that undoes a forward leaves no change.
+GeometryChange composeGeometry(GeometryChange g, const GeometryChange& later) {
+  g.compose(later);
+  auto reduce = [](unsigned& mul, unsigned& div) {
+    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
+    if (c > 1) mul /= c, div /= c;
+  };
+  reduce(g.grid_x_multiplier, g.grid_x_divisor);
+  reduce(g.grid_y_multiplier, g.grid_y_divisor);
+  return g;
+}
+
+// The block every launch of this version uses (the expert's, with the path's launch change).
+TransformFacts factsFor(const KernelPlan& plan, const GeometryChange& g) {
+  TransformFacts tf;
+  if (plan.block_shape) {
+    tf.block = applyBlock(g, *plan.block_shape);
+    tf.block_size = tf.block->x * tf.block->y * tf.block->z;
+  } else if (plan.block_size && !g.block_x && !g.block_y) {
+    tf.block_size = plan.block_size;
+  }
+  return tf;
+}
+
+// The facts the mined skill's forward step may require, kept when the workload proves them for
+// the simplified version (its launch as the path changed it).
+std::vector<std::string> factsHeld(const KernelPlan& plan, const KernelInfo& k, const GeometryChange& g) {
+  std::vector<std::string> held;
+  if (!plan.facts) return held;
+  WorkloadFacts wf = *plan.facts;
+  wf.grid = applyGrid(g, wf.grid);
+  wf.block = applyBlock(g, wf.block);
+  wf.block_threads = wf.block.x * wf.block.y * wf.block.z;
+  for (const char* f : {"aligned16(all pointers)", "no-overlap", "uniform-block-size"})
+    if (isKnownFact(f) && factHolds(f, k, wf, nullptr)) held.push_back(f);
+  return held;
+}
+
+// Every parameter set the inverse of each transform runs with: those of the skills naming it (the
+// mined skill passes them on to the forward), or the defaults when no skill names it.
+std::map<std::string, std::vector<TransformParams>> inverseParamSets(const std::vector<Skill>& skills) {
+  std::map<std::string, std::vector<TransformParams>> sets;
+  for (const Skill& s : skills) {
+    if (!s.hasTransform() || !findTransform(s.transform)) continue;
+    auto& v = sets[s.transform];
+    TransformParams p = paramsOf(s);
+    if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+  }
+  for (const Transform* t : allTransforms())
+    if (!sets.count(t->id())) sets[t->id()].push_back({});
+  return sets;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+struct Node {
+  size_t version;        // index in the lineage
+  Overlay overlay;       // every source with this version's kernel text
+  GeometryChange geometry;
+  KernelInfo info;
+  double rel_speed = 1;  // expert time / this version's time (1 for the expert; 0 unknown)
+};
+
+}  // namespace
+
+int runMine(const MineOptions& opt, const PipelineSeams& seams) {
+  TargetSetup setup = loadTargetSetup(opt.config);
+  OwnedSeams own;
+  const BuildTreeLayout layout{setup.config.out_dir};
+  Status& status = seams.status ? *seams.status : own.quiet;
+  if (!seams.compiler) own.compiler = makeProcessCompiler();
+  if (!seams.backend)
+    own.backend = seams.runner ? makeLocalBackend([r = seams.runner](int) { return borrowedRunner(*r); }, 1)
+                               : makeBackend(setup.config, layout.staging().string());
+  if (!seams.capturer) own.capturer = makeProgramCapturer();
+  Pipeline p{setup, setup.config, layout, status,
+             seams.compiler ? *seams.compiler : *own.compiler, seams.backend ? *seams.backend : *own.backend,
+             seams.capturer ? *seams.capturer : *own.capturer, {}, 1, {}, false};
+  fs::create_directories(layout.root);
+  const Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
+  if (!manifest.find(opt.kernel)) {
+    std::string names;
+    for (const auto& k : manifest.kernels) names += (names.empty() ? "" : ", ") + k.name;
+    throw InputError(opt.config, 0, 0, "--kernel " + opt.kernel + ": no such kernel in target '" + p.cfg.target +
+                                           "'; expected one of: " + (names.empty() ? "(none)" : names));
+  }
+  const std::vector<Skill> skills = loadSkills(p.cfg.skills, transformIds(), featureIds());
+  std::optional<Workload> workload;
+  if (p.cfg.workload) {
+    workload = loadWorkload(*p.cfg.workload);
+    validateWorkload(*workload, manifest);
+  }
+  p.device = p.backend.probe();
+  p.gpu = p.device.available;
+  p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
+  for (const auto& k : manifest.kernels)
+    if (k.in_header && !p.originals.count(k.range.file)) p.originals[k.range.file] = readFile(k.range.file);
+  std::map<std::string, std::vector<LaunchRecord>> captured;
+  if (!p.cfg.run_command.empty() && p.gpu) {
+    try {
+      captured = obtainCaptures(p, manifest);
+    } catch (const CaptureFailed& e) {
+      p.status.error(e.what());
+      return kExitFailure;
+    }
+  }
+  const OriginalCubins originals = compileOriginals(p, manifest, opt.kernel);
+  const Plans plans = planKernels(p, manifest, workload, captured, originals.cubin, opt.kernel);
+  const KernelPlan* plan = plans.find(opt.kernel);
+  if (!plan) {
+    std::string why = "it was not planned";
+    for (const auto& [k, w] : plans.skipped)
+      if (k == opt.kernel) why = w;
+    p.status.error("klineage mine: the expert " + opt.kernel + " cannot be gated: " + why);
+    return kExitFailure;
+  }
+  const KernelInfo& k = *plan->info;
+  const std::string file = k.range.file;
+  const std::string unit = k.in_header ? unitOf(k) : "";
+  if (!p.gpu) p.status.warning("klineage mine: no CUDA device (" + p.device.reason + "): versions are made, not gated");
+
+  VariantReport orig;
+  orig.variant.id = k.name + "/original";
+  orig.variant.kernel = k.name;
+  orig.variant.kernel_file = file;
+  orig.variant.source = file;
+  orig.variant.mangled_name = k.mangled_name;
+  orig.variant.is_original = true;
+  orig.cubin = originals.cubin.at(unitOf(k));
+  if (orig.cubin.empty()) {
+    p.status.error("klineage mine: the expert's source does not compile: " + originals.log.at(unitOf(k)).substr(0, 2000));
+    return kExitFailure;
+  }
+
+  const fs::path out = opt.out_dir.empty() ? layout.root / "mine" / k.name : fs::path(opt.out_dir);
+  const std::string ext = fs::path(file).extension().string();
+  Lineage lin;
+  lin.target = p.cfg.target;
+  lin.kernel = k.name;
+  lin.expert_file = file;
+  lin.workload = plan->replay ? "capture " + plan->replay->dir
+                              : "workload " + (p.cfg.workload ? *p.cfg.workload : std::string("(none)"));
+  lin.shape = "grid " + dimText(plan->grid) + " block " + dimText(plan->block);
+  lin.gpu = p.gpu ? p.device.device : "";
+  lin.arch = p.gpu ? p.device.arch : "";
+  lin.cuda = p.gpu ? p.device.driver : "";
+  lin.date = today();
+  lin.max_depth = opt.max_depth;
+  lin.budget = opt.budget;
+  {
+    LineageVersion e;
+    e.id = "v0";
+    e.source = "versions/v0" + ext;
+    e.outcome = "expert";
+    e.accepted = true;
+    e.features = featureIdsOf(k);
+    e.facts = factsHeld(*plan, k, {});
+    atomicWrite(out / e.source, p.originals.at(file));
+    lin.versions.push_back(std::move(e));
+  }
+  const auto param_sets = inverseParamSets(skills);
+  std::map<std::string, size_t> seen;  // source text + launch change -> version
+  seen[p.originals.at(file) + "\n" + nlohmann::json(GeometryChange{}).dump()] = 0;
+  std::vector<Node> frontier{{0, p.originals, {}, k, 1}};
+  std::vector<Node> nodes_by_version{frontier[0]};
+  unsigned made = 0;
+  bool budget_hit = false;
+  double expert_ms = 0;
+  for (unsigned depth = 1; depth <= opt.max_depth && !frontier.empty() && !budget_hit; ++depth) {
+    std::vector<VariantReport> round{orig};
+    std::vector<Node> fresh;
+    for (const Node& n : frontier) {
+      const std::string parent_id = lin.versions[n.version].id;
+      for (const Transform* t : allTransforms()) {
+        for (const TransformParams& params : param_sets.at(t->id())) {
+          StepResult r = applyStep(n.overlay, p.setup.clang_args, file, k.name, *t, Direction::Inverse, params,
+                                   factsFor(*plan, n.geometry), unit);
+          if (!r.applied) {
+            // An inverse that edited but left code that does not parse is worth a line; refusals are not.
+            if (!r.errors.empty())
+              p.status.kernelNote(k.name, "-" + t->id() + " from " + parent_id + ": " + r.reason + " (" + r.errors[0] + ")");
+            continue;
+          }
+          const GeometryChange g = composeGeometry(n.geometry, r.geometry);
+          LineageStep step{t->id(), nlohmann::json::object(), r.reason};
+          for (const auto& [key, v] : params) step.params[key] = v;
+          if (g.changes() && !plan->geometry_may_change) {
+            p.status.kernelNote(k.name, "-" + t->id() + " from " + parent_id +
+                                            " needs a launch change, but the kernel is launched from outside the target's "
+                                            "sources: not followed");
+            continue;
+          }
+          const std::string text = r.overlay.at(file);
+          const std::string key = text + "\n" + nlohmann::json(g).dump();
+          if (auto it = seen.find(key); it != seen.end()) {
+            if (it->second != n.version) lin.versions[it->second].also_from.emplace_back(parent_id, step);
+            continue;
+          }
+          if (made >= opt.budget) {
+            budget_hit = true;
+            continue;
+          }
+          ++made;
+          LineageVersion v;
+          v.id = "v" + std::to_string(lin.versions.size());
+          v.parent = parent_id;
+          v.depth = depth;
+          v.step = step;
+          v.source = "versions/" + v.id + ext;
+          v.geometry = g;
+          KernelInfo after = r.kernel_after;
+          after.launches = k.launches;
+          after.declarations = k.declarations;
+          after.in_header = k.in_header;
+          after.units = k.units;
+          v.features = featureIdsOf(after);
+          v.facts = factsHeld(*plan, after, g);
+          atomicWrite(out / v.source, text);
+          seen[key] = lin.versions.size();
+
+          VariantReport rep;
+          Variant& var = rep.variant;
+          var.id = k.name + "/mine-" + v.id;
+          var.kernel = k.name;
+          var.kernel_file = file;
+          var.transforms = {t->id()};
+          var.skills = {"-" + t->id() + " (" + v.id + " <- " + parent_id + ")"};
+          var.geometry = g;
+          var.mangled_name = k.is_template ? k.mangled_name : after.mangled_name;
+          var.diff = describeDiff(p.originals.at(file), text);
+          writeVariantFiles(p, k, layout.variantDir(k.name, "mine-" + v.id), text, var);
+          round.push_back(std::move(rep));
+          fresh.push_back({lin.versions.size(), std::move(r.overlay), g, after, 0});
+          lin.versions.push_back(std::move(v));
+        }
+      }
+    }
+    if (fresh.empty()) break;
+    compileVariants(p, round);
+    gateAll(p, plans, round, 1);
+    std::vector<Node> next;
+    for (size_t i = 1; i < round.size(); ++i) {
+      const VariantReport& r = round[i];
+      Node& n = fresh[i - 1];
+      LineageVersion& v = lin.versions[n.version];
+      v.outcome = outcomeName(r.outcome);
+      v.reason = r.reason;
+      v.accepted = accepted(r.outcome);
+      if (r.variant_ms > 0) v.time_ms = r.variant_ms;
+      if (r.original_ms > 0 && expert_ms <= 0) expert_ms = r.original_ms;
+      n.rel_speed = r.speedup > 0 && r.variant_ms > 0 ? r.speedup : 0;
+      const Node* parent = nullptr;
+      for (const Node& c : nodes_by_version)
+        if (lin.versions[c.version].id == v.parent) parent = &c;
+      if (parent && parent->rel_speed > 0 && n.rel_speed > 0) v.parent_speedup = parent->rel_speed / n.rel_speed;
+      for (const Probe& pr : plan->probes) {
+        if (v.accepted) v.probes.push_back({pr.name, true});
+        else if (r.reason.find(pr.name) != std::string::npos) v.probes.push_back({pr.name, false});
+      }
+      nodes_by_version.push_back(n);
+      p.status.info("klineage mine: " + lineageLine(lin, v));
+      if (v.accepted) next.push_back(n);
+    }
+    frontier = std::move(next);
+    if (expert_ms > 0) lin.versions[0].time_ms = expert_ms;
+    saveLineage((out / "lineage.json").string(), lin);  // after every level: a long run leaves what it has
+  }
+  if (budget_hit)
+    p.status.warning("klineage mine: the budget of " + std::to_string(opt.budget) +
+                     " versions is spent; versions beyond it were not made (--budget)");
+  const std::string lineage_path = (out / "lineage.json").string();
+  saveLineage(lineage_path, lin);
+  unsigned accepted_steps = 0;
+  for (const auto& v : lin.versions) accepted_steps += v.accepted && v.step ? 1 : 0;
+  p.status.info("klineage mine: " + std::to_string(lin.versions.size() - 1) + " simplified versions of " + k.name + ", " +
+                std::to_string(accepted_steps) + " accepted; lineage written to " + lineage_path);
+  if (!opt.emit_skills_dir.empty()) {
+    const auto files = emitMinedSkills(lin, lineage_path, opt.emit_skills_dir);
+    for (const auto& f : files) p.status.info("klineage mine: skill " + f);
+    if (files.empty()) p.status.info("klineage mine: no accepted step, no skill written");
+  }
+  if (opt.lineage_out) *opt.lineage_out = lin;
+  return kExitOk;
+}
+
+}  // namespace klineage

@@ -1,0 +1,31 @@
+// `klineage mine` (docs/lineage.md): walks an expert kernel of a configured target backward. Every
+// transform's inverse is applied to it, one step at a time in every order that applies (a tree;
+// versions with the same source and launch are merged), and each simplified version is gated
+// against the expert with the same harness as `klineage gate` (captured launches or the workload,
+// probe shapes, interleaved timing). Accepted versions (passed or slower: still correct) are
+// expanded further; rejected ones stay in the tree with their reason. Writes <out>/lineage.json and
+// <out>/versions/<id>.<ext>; with emit_skills_dir, the mined skills (schema 2) too.
+#pragma once
+#include <string>
+
+#include "core/lineage.h"
+#include "optimize.h"
+
+namespace klineage {
+
+struct MineOptions {
+  std::string config;   // the target's config.json
+  std::string kernel;   // the expert kernel (a kernel of that target)
+  std::string out_dir;  // "": <out_dir of the target>/mine/<kernel>
+  unsigned max_depth = 8;
+  unsigned budget = 48;          // versions gated at most (the expert not counted)
+  std::string emit_skills_dir;   // "": no skills
+  unsigned jobs = 0;             // parallel compiles (0: hardware threads)
+  Lineage* lineage_out = nullptr;  // tests: the lineage as written
+};
+
+// Returns the process exit code: kExitOk when the lineage was written (whatever the outcomes),
+// kExitFailure when the expert could not be gated at all; InputError for a kernel not in the target.
+int runMine(const MineOptions& opt, const PipelineSeams& seams);
+
+}  // namespace klineage
