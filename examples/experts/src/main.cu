@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "experts.h"
+#include "mine.h"
 #include "naive.h"
 
 namespace {
@@ -557,13 +558,14 @@ void runMore(const Sizes& s) {
 void usage() {
   std::fprintf(stderr,
                "usage: experts [--quick] [--reps N] [--only KIND]...\n"
-               "  KIND: elementwise, reduce, rows, transpose, sgemm, histogram, more\n");
+               "  KIND: elementwise, reduce, rows, transpose, sgemm, histogram, more, mine\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> kinds = {"elementwise", "reduce", "rows", "transpose", "sgemm", "histogram", "more"};
+  // "mine": the mineable experts (include/mine.h), only when asked for (`--only mine`).
+  const std::vector<std::string> kinds = {"elementwise", "reduce", "rows", "transpose", "sgemm", "histogram", "more", "mine"};
   std::set<std::string> only;
   bool quick = false;
   int reps = 25;
@@ -615,6 +617,7 @@ int main(int argc, char** argv) {
   if (want("sgemm")) runSgemm(s);
   if (want("histogram")) runHistogram(s);
   if (want("more")) runMore(s);
+  if (only.count("mine") && !run_mine_experts(quick)) return 1;
 
   bool all_ok = true;
   std::printf("\n%-12s %-15s %12s %12s %10s  %-22s %s\n", "kind", "kernel", "naive ms", "expert ms", "expert x", "expert rate", "check");
