@@ -9,7 +9,8 @@
 // ("16x16", "32x8x1") TransformFacts.block and block_size (default: block_size 256, block unknown;
 // block_size=none leaves it unknown). Every no-op case names the refusal it expects with
 // `// golden: refuses="<part of the reason>"`: the case fails when forward refuses for another one.
-// KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!).
+// KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!);
+// KLINEAGE_GOLDEN_ONLY=<id>[,<id>...] runs only those transforms' cases.
 #include <catch2/catch.hpp>
 
 #include "support/toolchain.h"
@@ -219,7 +220,10 @@ TEST_CASE("golden: each transform has its folder, and each folder names a transf
 
 TEST_CASE("golden: forward and inverse match the golden files", "[golden]") {
   unsigned forward = 0, inverse = 0, noop = 0;
+  // KLINEAGE_GOLDEN_ONLY=<id>[,<id>...]: only these transforms' cases (while working on one).
+  const char* only = std::getenv("KLINEAGE_GOLDEN_ONLY");
   for (const std::string& id : transformIds()) {
+    if (only && ("," + std::string(only) + ",").find("," + id + ",") == std::string::npos) continue;
     for (const GoldenCase& c : casesOf(id)) {
       std::string in = readFile(c.in);
       Setup s = setupFor(in);
@@ -253,6 +257,7 @@ TEST_CASE("golden: forward and inverse match the golden files", "[golden]") {
       }
     }
   }
+  if (only) return;
   CHECK(forward >= 8);
   CHECK(inverse >= 4);
   CHECK(noop >= 8);

@@ -18,7 +18,9 @@
 // grid-stride loop, so any grid stays correct).
 // When it is sound: the loop is `for (T i = <global index>; i < n; i += <grid stride>)` and its
 // body touches memory only as p[i] (p a kernel pointer parameter to float, int or unsigned int,
-// the index exactly the loop variable), uses i nowhere else, calls only pure math functions, has
+// the index exactly the loop variable) or as reads of other pointer parameters at any index
+// (gathers such as bias[i % cols], read per lane, from arrays the loop never stores to; i is then
+// the lane's element, `const T i = kl_v * 4 + L` in each lane's scope), calls only pure math functions, has
 // no barriers/atomics/shuffles/__shared__/nested loops/return/break/continue, and assigns no
 // variable declared outside it. Element i is then owned by one thread, so reordering the
 // elements a thread handles is invisible. It also relies on the accessed arrays not overlapping
@@ -139,6 +141,7 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
   const clang::CompoundStmt* top;  // the loop body, when it is a compound statement
   std::set<const clang::ValueDecl*> local;
   std::set<const clang::ArraySubscriptExpr*> accepted;
+  std::vector<const clang::ArraySubscriptExpr*> gathers;  // p[<not exactly i>]: read per lane
   std::vector<Access> accesses;
   std::map<const clang::ParmVarDecl*, ArrayUse> arrays;
   std::string why;
@@ -180,9 +183,13 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
     if (!pv || !pv->getType()->isPointerType())
       return fail("the loop body indexes something other than a pointer parameter");
     if (!refersTo(e->getIdx(), index) || e->getIdx()->IgnoreImpCasts() != e->getIdx()->IgnoreParenImpCasts() ||
-        !llvm::isa<clang::DeclRefExpr>(e->getIdx()->IgnoreImpCasts()))
-      return fail(pv->getNameAsString() + " is indexed by " + sourceText(ctx, e->getIdx()->getSourceRange()) +
-                  ", not exactly the loop variable " + index->getNameAsString());
+        !llvm::isa<clang::DeclRefExpr>(e->getIdx()->IgnoreImpCasts())) {
+      // Any other index is a gather, kept scalar in each lane (bias[i % cols]); sound only when
+      // nothing stores through that pointer in the loop (checked once every store is known).
+      if (!src.inFile(e)) return fail("an access is written through a macro");
+      gathers.push_back(e);
+      return true;
+    }
     if (vectorType(ctx, pv->getType()->getPointeeType()).empty())
       return fail(pv->getNameAsString() + " has element type " + pv->getType()->getPointeeType().getAsString() +
                   " (only float, int and unsigned int are vectorized)");
@@ -311,15 +318,23 @@ class VectorizeAccess : public Transform {
     BodyScan scan(ctx, src, vd, cbody);
     scan.TraverseStmt(const_cast<clang::Stmt*>(body));
     if (!scan.why.empty()) return TransformResult::no(scan.why);
-    // every use of i and of a pointer parameter is inside an accepted p[i]
+    // Every use of a pointer parameter is the base of an accepted p[i] or of a gather. Other uses
+    // of i read the lane's own index, declared in each lane's scope (`const T i = kl_v * 4 + L`).
     std::set<const clang::Expr*> in_access;
     for (const clang::ArraySubscriptExpr* e : scan.accepted) {
       in_access.insert(e->getBase()->IgnoreParenImpCasts());
       in_access.insert(e->getIdx()->IgnoreParenImpCasts());
     }
-    for (const clang::DeclRefExpr* ref : scan.used_refs)
-      if (!in_access.count(ref))
-        return TransformResult::no("the loop body uses " + ref->getDecl()->getNameAsString() + " other than as p[" + name + "]");
+    for (const clang::ArraySubscriptExpr* e : scan.gathers) in_access.insert(e->getBase()->IgnoreParenImpCasts());
+    bool lane_index = false;  // i is used outside the accepted p[i]
+    for (const clang::DeclRefExpr* ref : scan.used_refs) {
+      if (in_access.count(ref)) continue;
+      if (ref->getDecl() == vd) {
+        lane_index = true;
+        continue;
+      }
+      return TransformResult::no("the loop body uses " + ref->getDecl()->getNameAsString() + " other than as p[" + name + "]");
+    }
     if (scan.accesses.empty()) return TransformResult::no("the loop body accesses no pointer parameter as p[" + name + "]");
     if (sourceText(ctx, body->getSourceRange()).find("kl_") != std::string::npos)
       return TransformResult::no("the loop body uses kl_ names (reserved for the transform)");
@@ -366,6 +381,16 @@ class VectorizeAccess : public Transform {
     for (auto& [pv, u] : scan.arrays)
       if (u.written && pv->getType()->getPointeeType().isConstQualified())
         return TransformResult::no(pv->getNameAsString() + " is written through a pointer to const");
+    // A gather reads an array nothing in the loop stores to: another lane's store cannot reach it.
+    for (const clang::ArraySubscriptExpr* e : scan.gathers) {
+      auto* pv = llvm::cast<clang::ParmVarDecl>(referencedDecl(e->getBase()));
+      const std::string at = pv->getNameAsString() + "[" + sourceText(ctx, e->getIdx()->getSourceRange()) + "]";
+      if (rw.lhs_plain.count(e) || rw.lhs_rw.count(e))
+        return TransformResult::no("the loop body stores to " + at + ", not to " + pv->getNameAsString() + "[" + name + "]");
+      if (auto it = scan.arrays.find(pv); it != scan.arrays.end() && it->second.written)
+        return TransformResult::no("the loop body reads " + at + " and stores to " + pv->getNameAsString() + "[" + name +
+                                   "]: another element's lane may write what it reads");
+    }
 
     // the text
     unsigned f0 = src.off(fs->getBeginLoc()), f1 = src.stmtEnd(fs);
@@ -421,8 +446,12 @@ class VectorizeAccess : public Transform {
     }
     std::vector<Access> acc = scan.accesses;
     std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.begin < b.begin; });
+    int lane_no = 0;
     for (const char* lane : {"x", "y", "z", "w"}) {
       std::string text;
+      const std::string lane_decl =
+          lane_index ? I6 + "const " + type + " " + name + " = kl_v * 4 + " + std::to_string(lane_no) + ";\n" : "";
+      ++lane_no;
       unsigned pos = b0;
       for (const Access& a : acc) {
         if (a.begin < pos || a.end > b1) return TransformResult::no("overlapping accesses in the loop body");
@@ -430,7 +459,7 @@ class VectorizeAccess : public Transform {
         pos = a.end;
       }
       text += src.slice(pos, b1);
-      out += I4 + "{\n" + reindentBlock(text, I6) + I4 + "}\n";
+      out += I4 + "{\n" + lane_decl + reindentBlock(text, I6) + I4 + "}\n";
     }
     for (const clang::ParmVarDecl* pv : order)
       if (scan.arrays[pv].written) {
