@@ -5,7 +5,7 @@
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
 #   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
 #          mutants ci-gate experts (default: all but experts; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10;
-#          experts: bench/experts.sh (EXPERTS_BUDGET) and the catalogue's planted wrong variants)
+#          experts: bench/experts.sh (EXPERTS_BUDGET, EXPERTS_SKILLS, EXPERTS_WORK: its work dir, default /tmp/kl-experts) and the catalogue's planted wrong variants)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
@@ -55,10 +55,13 @@ for p in $parts; do
     ci-gate)  # klineage ci: a baseline, the planted slower saxpy (exit 1), re-runs that must pass
       TAIL=60 run ci-gate bash tests/gpu/ci_gate.sh "$prefix" /tmp/kl-ci "$out" "${CI_PHASE:-all}" "${CI_RERUNS:-10}" ;;
     experts)  # naive / optimized / expert table, then the planted wrong variants of the catalogue
-      run experts bash bench/experts.sh "$prefix" /tmp/kl-experts
-      cp /tmp/kl-experts/*.out /tmp/kl-experts/optimize.log "$out/" 2>/dev/null
-      cp /tmp/kl-experts/optimized/klineage/naive/report.json "$out/experts-report.json" 2>/dev/null
-      run experts-planted bash tests/gpu/experts_planted.sh "$prefix" /tmp/kl-experts "${PLANTED_REPEAT:-3}" ;;
+      ew=${EXPERTS_WORK:-/tmp/kl-experts}
+      run experts bash bench/experts.sh "$prefix" "$ew"
+      cp "$ew"/*.out "$ew"/optimize.log "$out/" 2>/dev/null
+      cp "$ew"/optimized/klineage/naive/report.json "$out/experts-report.json" 2>/dev/null
+      # where each gate job spends its time (runner.log lines carry the seconds since the job began)
+      (cd "$ew"/optimized/klineage/naive && tar czf "$out/runner-logs.tgz" $(find gate -name runner.log) 2>/dev/null)
+      run experts-planted bash tests/gpu/experts_planted.sh "$prefix" "$ew" "${PLANTED_REPEAT:-3}" ;;
     *) echo "unknown part $p" ;;
   esac
 done
