@@ -1,5 +1,9 @@
 #include "runner/device.h"
 
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 namespace klineage::runner {
@@ -21,6 +25,12 @@ Device openDevice(CudaApi& api) {
   }
   d.count = count;
   if (api.cuDriverGetVersion(&d.driver_version) != CUDA_SUCCESS) d.driver_version = 0;
+  // The driver's release is part of the gate's result cache key (a new driver re-gates); the
+  // driver API only reports the CUDA version, the kernel module its own.
+  std::ifstream proc("/proc/driver/nvidia/version");
+  std::stringstream text;
+  text << proc.rdbuf();
+  d.driver_release = driverReleaseFrom(text.str());
   if ((r = api.cuDeviceGet(&d.device, 0)) != CUDA_SUCCESS) return failed("cuDeviceGet", r);
   char name[256] = {};
   if ((r = api.cuDeviceGetName(name, sizeof name - 1, d.device)) != CUDA_SUCCESS) return failed("cuDeviceGetName", r);
@@ -49,11 +59,25 @@ std::string probeLine(const Device& d) {
     j["count"] = d.count;
     if (d.driver_version)
       j["driver"] = std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10);
+    if (!d.driver_release.empty()) j["driver_version"] = d.driver_release;
   } else {
     j["status"] = "no-device";
     j["reason"] = d.reason;
   }
   return j.dump();
+}
+
+std::string driverReleaseFrom(const std::string& proc_text) {
+  std::istringstream words(proc_text.substr(0, proc_text.find('\n')));
+  for (std::string w; words >> w;) {
+    bool digits = !w.empty() && std::isdigit(static_cast<unsigned char>(w[0])), dot = false;
+    for (char c : w) {
+      dot |= c == '.';
+      digits &= std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+    }
+    if (digits && dot) return w;
+  }
+  return "";
 }
 
 }  // namespace klineage::runner

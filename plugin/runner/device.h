@@ -14,7 +14,8 @@ struct Device {
   int cc_major = 0, cc_minor = 0;
   long long l2_bytes = 0;
   int count = 0;
-  int driver_version = 0;   // cuDriverGetVersion: 13000 for CUDA 13.0  // devices the driver sees (this one is device 0)
+  int driver_version = 0;   // cuDriverGetVersion: 13000 for CUDA 13.0
+  std::string driver_release;  // the kernel driver's version ("570.86.15"), "" when unknown
   CUdevice device = 0;
   CUcontext context = nullptr;
 
@@ -26,8 +27,13 @@ struct Device {
 // driver, no device, or the driver cannot start.
 Device openDevice(CudaApi& api);
 
-// {"status":"ok","device":"NVIDIA H200","sm":"90","l2_bytes":...,"count":1,"driver":"13.0"} or
+// {"status":"ok","device":"NVIDIA H200","sm":"90","l2_bytes":...,"count":1,"driver":"13.0",
+// "driver_version":"570.86.15"} or
 // {"status":"no-device","reason":"..."}, on one line.
 std::string probeLine(const Device& d);
+
+// The NVIDIA kernel driver's version from the text of /proc/driver/nvidia/version ("NVRM version:
+// NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..."): the first dotted number; "" when none.
+std::string driverReleaseFrom(const std::string& proc_text);
 
 }  // namespace klineage::runner
