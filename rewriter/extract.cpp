@@ -485,6 +485,20 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
   }
 }
 
+// Every file the unit read that is not a system header (its source, the project's headers, the
+// forced includes): what a no-op check must hash to know the kernels are unchanged.
+static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string>& files) {
+  for (unsigned i = 0, n = sm.local_sloc_entry_size(); i < n; ++i) {
+    const clang::SrcMgr::SLocEntry& e = sm.getLocalSLocEntry(i);
+    if (!e.isFile() || e.getFile().getFileCharacteristic() != clang::SrcMgr::C_User) continue;
+    const clang::SrcMgr::ContentCache& cc = e.getFile().getContentCache();
+    if (!cc.OrigEntry) continue;
+    const llvm::StringRef real = cc.OrigEntry->getFileEntry().tryGetRealPathName();
+    std::string name = real.empty() ? cc.OrigEntry->getName().str() : real.str();
+    if (std::find(files.begin(), files.end(), name) == files.end()) files.push_back(std::move(name));
+  }
+}
+
 Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources, const Overlay& overlay,
                          const std::function<void(const std::string&)>& log) {
   Manifest m;
@@ -501,7 +515,9 @@ Manifest extractManifest(const std::string& target, const std::vector<SourceToPa
       m.diagnostics.push_back(d);
     }
     if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
+    if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files);
   }
+  std::sort(m.files.begin(), m.files.end());
   // Merge launch sites recorded before their kernel's definition was seen.
   std::vector<KernelInfo> merged;
   std::vector<KernelInfo> pending;

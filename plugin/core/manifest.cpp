@@ -157,13 +157,14 @@ void from_json(const nlohmann::json& j, KernelInfo& k) {
 
 void to_json(nlohmann::json& j, const Manifest& m) {
   j = {{"format", "klineage-manifest-1"}, {"target", m.target}, {"sources", m.sources},
-       {"kernels", m.kernels}, {"diagnostics", m.diagnostics}};
+       {"kernels", m.kernels}, {"diagnostics", m.diagnostics}, {"files", m.files}};
 }
 void from_json(const nlohmann::json& j, Manifest& m) {
   m.target = j.value("target", "");
   m.sources = j.value("sources", std::vector<std::string>{});
   m.kernels = j.value("kernels", std::vector<KernelInfo>{});
   m.diagnostics = j.value("diagnostics", std::vector<ParseDiagnostic>{});
+  m.files = j.value("files", std::vector<std::string>{});
 }
 
 }  // namespace klineage

@@ -103,6 +103,9 @@ struct Manifest {
   std::vector<std::string> sources;          // the target's CUDA sources (absolute)
   std::vector<KernelInfo> kernels;
   std::vector<ParseDiagnostic> diagnostics;  // sources that had parse errors
+  // Every file the sources' translation units read but system headers (the sources, the project's
+  // headers), sorted: what decides whether anything changed since the last run (run_key.h).
+  std::vector<std::string> files;
 
   // By name, qualified name, mangled name or (template kernels) the mangled name of an instantiation.
   const KernelInfo* find(const std::string& name) const;
