@@ -30,13 +30,12 @@ std::string sideEffectOf(const clang::Stmt* s) {
   return v.why;
 }
 
-bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, GuardedAtomic& out,
-                        std::string& why) {
+bool matchElementGuard(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, ElementGuard& out, std::string& why,
+                       const std::string& shape) {
   SourceBuffer src(ctx);
   auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
   if (!body) return why = "the kernel has no body", false;
-  if (body->size() != 2)
-    return why = "the body is not `T i = <global thread index>; if (i < n) atomic(...);`", false;
+  if (body->size() != 2) return why = "the body is not `" + shape + "`", false;
   auto* ds = llvm::dyn_cast<clang::DeclStmt>(body->body_front());
   auto* vd = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
   if (!vd || !vd->getInit() || !vd->getType()->isIntegerType() || !isGlobalThreadIndex(ctx, vd->getInit()))
@@ -52,7 +51,23 @@ bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
   const clang::Expr* bound = cond->getOpcode() == clang::BO_LT ? cond->getRHS() : cond->getLHS();
   if (usesDecl(bound, vd) || !sideEffectOf(bound).empty())
     return why = "the bound of the guard uses the index or has side effects", false;
-  const clang::Stmt* then = guard->getThen();
+  if (!src.inFile(ds) || !src.inFile(guard) || !src.inFile(body->getLBracLoc()) || !src.inFile(body->getRBracLoc()))
+    return why = "the kernel body is written through a macro", false;
+  out.body = body;
+  out.index = vd;
+  out.decl_text = sourceText(ctx, clang::SourceRange(ds->getBeginLoc(), vd->getInit()->getEndLoc()));
+  out.cond_text = sourceText(ctx, guard->getCond()->getSourceRange());
+  out.guard = guard;
+  out.wide_index = ctx.getTypeSize(vd->getType()) >= 64;
+  out.index_type = vd->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+  return true;
+}
+
+bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, GuardedAtomic& out,
+                        std::string& why) {
+  GuardedAtomic g;
+  if (!matchElementGuard(ctx, kernel, g, why, "T i = <global thread index>; if (i < n) atomic(...);")) return false;
+  const clang::Stmt* then = g.guard->getThen();
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(then)) {
     if (cs->size() != 1) return why = "the guarded code is more than one atomic call", false;
     then = cs->body_front();
@@ -61,20 +76,13 @@ bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
   std::string callee = call ? calleeName(call) : "";
   if (!call || callee.rfind("atomic", 0) != 0 || call->getNumArgs() != 2)
     return why = "the guarded code is not one call `atomicXxx(address, value)`", false;
-  if (!src.inFile(ds) || !src.inFile(guard) || !src.inFile(body->getLBracLoc()) || !src.inFile(body->getRBracLoc()))
-    return why = "the kernel body is written through a macro", false;
-  out.body = body;
-  out.index = vd;
-  out.decl_text = sourceText(ctx, clang::SourceRange(ds->getBeginLoc(), vd->getInit()->getEndLoc()));
-  out.cond_text = sourceText(ctx, guard->getCond()->getSourceRange());
-  out.atomic = call;
-  out.callee = callee;
-  out.wide_index = ctx.getTypeSize(vd->getType()) >= 64;
-  out.index_type = vd->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+  g.atomic = call;
+  g.callee = callee;
+  out = g;
   return true;
 }
 
-std::string gridStrideHeader(const GuardedAtomic& g) {
+std::string gridStrideHeader(const ElementGuard& g) {
   std::string stride = g.wide_index ? "(" + g.index_type + ")blockDim.x * gridDim.x" : "blockDim.x * gridDim.x";
   return "for (" + g.decl_text + "; " + g.cond_text + "; " + g.index->getNameAsString() + " += " + stride + ")";
 }
