@@ -14,6 +14,7 @@
   X(Unroll) \
   X(TileTranspose) \
   X(BlockReduceAtomic) \
+  X(BlockReduceCas) \
   X(PrivatizeHistogram) \
   X(WarpPerRow) \
   X(BlockSize) \

@@ -1,0 +1,15 @@
+// golden: refuses="the update uses the index i"
+// One maximum per group of 1024 elements: the address depends on the element.
+__global__ void k(int n, const float* x, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    int* addr = reinterpret_cast<int*>(&out[i / 1024]);
+    int old = *addr;
+    while (v > __int_as_float(old)) {
+      int assumed = old;
+      old = atomicCAS(addr, assumed, __float_as_int(v));
+      if (old == assumed) break;
+    }
+  }
+}

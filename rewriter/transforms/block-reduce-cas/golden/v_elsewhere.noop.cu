@@ -1,0 +1,15 @@
+// golden: refuses="v is used outside the loop condition and the atomicCAS's new value"
+__global__ void k(int n, const float* x, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    if (v == 0.0f) return;
+    int* addr = reinterpret_cast<int*>(out);
+    int old = *addr;
+    while (v > __int_as_float(old)) {
+      int assumed = old;
+      old = atomicCAS(addr, assumed, __float_as_int(v));
+      if (old == assumed) break;
+    }
+  }
+}
