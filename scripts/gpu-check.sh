@@ -4,7 +4,7 @@
 # Exits 1 when a part fails (each part asserts the outcomes it expects).
 # usage: scripts/gpu-check.sh <klineage-install-prefix> <capture_record_check> <out-dir> [part...]
 #   parts: runner replay capture bench quickstart-capture edges quickstart-workload quickstart-sanitize
-#          mutants ci-gate experts (default: all but experts; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10;
+#          mutants ci-gate experts speed mine (default: all but experts, speed and mine; ci-gate: CI_PHASE setup|reruns|all, CI_RERUNS 10;
 #          experts: bench/experts.sh (EXPERTS_BUDGET, EXPERTS_SKILLS, EXPERTS_WORK: its work dir, default /tmp/kl-experts) and the catalogue's planted wrong variants)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +62,11 @@ for p in $parts; do
       # where each gate job spends its time (runner.log lines carry the seconds since the job began)
       (cd "$ew"/optimized/klineage/naive && tar czf "$out/runner-logs.tgz" $(find gate -name runner.log) 2>/dev/null)
       run experts-planted bash tests/gpu/experts_planted.sh "$prefix" "$ew" "${PLANTED_REPEAT:-3}" ;;
+    speed)  # `ninja optimize` on the quickstart: cold, no-op, after a one-file edit (issue 8's goals)
+      run speed bash scripts/gpu-speed.sh "$prefix" /tmp/kl-speed ;;
+    mine)  # klineage mine on the mineable experts (scripts/gpu-mine.sh); lineages + skills in $out/mine.tgz
+      TAIL=80 run mine bash scripts/gpu-mine.sh "$prefix" /tmp/kl-mine
+      (cd /tmp/kl-mine && tar czf "$out/mine.tgz" --exclude=build skills mine_* 2>/dev/null) ;;
     *) echo "unknown part $p" ;;
   esac
 done
