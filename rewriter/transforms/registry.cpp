@@ -19,6 +19,7 @@
   X(WarpPerRow) \
   X(BlockSize) \
   X(TileSgemm) \
+  X(RowRegisters) \
   /* one line per transform, above this one */
 // clang-format on
 
