@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   optimize->add_flag("--require-gpu", opt.require_gpu, "fail (exit 1) instead of keeping the originals when no CUDA device is found");
   optimize->add_option("-j,--jobs", opt.jobs, "parallel compiles (default: all cores)");
   optimize->add_option("--kernel", opt.only_kernel, "only this kernel");
+  bool no_cache = false;
+  optimize->add_flag("--no-cache", no_cache,
+                     "gate every variant again instead of reusing earlier results, and run even when nothing changed "
+                     "(KLINEAGE_RESULT_CACHE=OFF does this for every run)");
 
   auto* gate = app.add_subcommand("gate", "Gate one hand-written variant of a kernel against the original under the same "
                                           "harness and print its outcome (does not change the selection).");
@@ -173,7 +177,10 @@ int main(int argc, char** argv) {
     ConsoleStatus console;
     PipelineSeams seams;
     seams.status = &console;
-    if (optimize->parsed()) return runOptimize(opt, seams);
+    if (optimize->parsed()) {
+      opt.result_cache = !no_cache;
+      return runOptimize(opt, seams);
+    }
     if (mine->parsed()) return runMine(mine_opt, seams);
     if (gate->parsed()) {
       if (grid_divisor) {

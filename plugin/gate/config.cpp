@@ -78,6 +78,9 @@ Config loadConfig(const std::string& path) {
     c.timeout_s = j.value("timeout_s", 10.0);
     c.require_gpu = j.value("require_gpu", false);
     c.sanitize = str("sanitize", false);
+    if (j.contains("result_cache") && !j["result_cache"].is_boolean())
+      throw InputError(path, 0, 0, "\"result_cache\": expected true or false");
+    c.result_cache = j.value("result_cache", true);
     if (!c.sanitize.empty() && c.sanitize != "memcheck" && c.sanitize != "racecheck" && c.sanitize != "synccheck")
       throw InputError(path, 0, 0, "\"sanitize\": \"" + c.sanitize + "\" is not one of memcheck, racecheck, synccheck");
     c.runner = str("runner", false);

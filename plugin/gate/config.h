@@ -22,6 +22,7 @@ struct Config {
   double timeout_s = 10;      // per variant run
   bool require_gpu = false;
   std::string sanitize;       // "memcheck", "racecheck", "synccheck" or "" (SANITIZE)
+  bool result_cache = true;   // reuse earlier gate results (KLINEAGE_RESULT_CACHE; docs/pipeline.md)
   std::string runner;         // klineage-runner
   std::string nvcc = "nvcc";
   std::string cuda_architectures;

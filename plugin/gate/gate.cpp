@@ -148,6 +148,7 @@ DeviceProbe parseProbe(const std::string& output, const std::string& what_failed
     d.reason = j.value("reason", "");
     d.count = j.value("count", 1u);
     d.driver = j.value("driver", "");
+    d.driver_version = j.value("driver_version", "");
   } catch (...) {
     d.available = false;
     d.reason = what_failed + ": " + output;
@@ -196,6 +197,7 @@ std::string progressLine(const VariantReport& rep) {
     if (r.size() > 160) r = r.substr(0, 160) + "...";
     os << "  (" << r << ")";
   }
+  if (rep.cached) os << "  [from the result cache]";
   return os.str();
 }
 

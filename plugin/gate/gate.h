@@ -37,6 +37,7 @@ struct DeviceProbe {
   std::string reason;   // why not available
   unsigned count = 1;   // devices of this kind the runner sees
   std::string driver;   // the CUDA version the driver supports ("13.0"); "" when not reported
+  std::string driver_version;  // the driver's own release ("570.86.15"); "" when not reported
 };
 // Reads the JSON line `klineage-runner --probe` prints (the last one in `output`).
 DeviceProbe parseProbe(const std::string& output, const std::string& what_failed);

@@ -35,6 +35,9 @@ void to_json(nlohmann::json& j, const VariantReport& r) {
        {"compile_s", r.compile_s}, {"speedup", r.speedup}, {"variant_ms", r.variant_ms},
        {"original_ms", r.original_ms}, {"rechecked", r.rechecked}, {"checks", r.checks}};
   j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
+  if (!r.cache_key.empty()) j["cache_key"] = r.cache_key;
+  if (r.cached) j["cached"] = true;
+  if (!r.same_as.empty()) j["same_as"] = r.same_as;
 }
 
 std::map<std::string, const VariantReport*> selectBest(const std::vector<VariantReport>& reports) {

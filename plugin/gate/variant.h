@@ -50,6 +50,12 @@ struct VariantReport {
   double variant_ms = 0, original_ms = 0;
   bool rechecked = false;            // the winner's re-check before it is kept (fresh data, probes)
   std::vector<std::string> checks;   // what else it went through: "re-checked: ...", "compute-sanitizer memcheck: clean"
+  // The result cache (plugin/pipeline/result_cache.h): the key this result is stored under, and
+  // whether it was read from there instead of gated in this run.
+  std::string cache_key;
+  bool cached = false;
+  // Not gated: the same code and launch as this variant (or "<kernel>/original") of the kernel.
+  std::string same_as;
 };
 
 void to_json(nlohmann::json& j, const Variant& v);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "context.h"
+#include "result_cache.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -71,10 +72,16 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     const std::string cubin = p.layout.variantCubin(v.kernel, name).string();
     std::vector<std::string> includes{fs::path(f).parent_path().string()};
     if (header) includes.insert(includes.begin(), v.include_dir);
-    reqs.push_back({v.id,
-                    nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), header ? v.unit_source : v.source,
-                                  cubin, includes),
-                    cubin});
+    CompileRequest req{v.id,
+                       nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), header ? v.unit_source : v.source,
+                                     cubin, includes),
+                       cubin};
+    // The same text with the same compiler and flags failed before: not compiled again.
+    if (p.cache) {
+      r.cache_key = p.cache->compileKey(r, req.argv, {v.source, v.unit_source, v.include_dir, cubin, dir.string()});
+      if (p.cache->restore(r)) continue;
+    }
+    reqs.push_back(std::move(req));
     req_of.push_back(i);
   }
   p.status.info("klineage: compiling " + std::to_string(reqs.size()) + " variants (" + std::to_string(p.jobs) +
@@ -95,6 +102,11 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     p.status.variantCompiled(r, done, reqs.size());
   });
   compileAll(notifying, reqs, p.jobs);
+  // Only failures are kept under the compile key; a cubin's result is stored by the gate, under
+  // the key of what it runs.
+  if (p.cache)
+    for (size_t i : req_of)
+      if (reports[i].outcome == Outcome::CompileFailed) p.cache->store(reports[i]);
 }
 
 }  // namespace klineage

@@ -12,6 +12,8 @@
 
 namespace klineage {
 
+class ResultCache;
+
 struct Pipeline {
   const TargetSetup& setup;
   const Config& cfg;
@@ -24,6 +26,7 @@ struct Pipeline {
   unsigned jobs = 1;         // parallel compiles
   DeviceProbe device;
   bool gpu = false;
+  ResultCache* cache = nullptr;  // set: earlier gate results are reused and new ones stored (result_cache.h)
   // The architecture variants are compiled for: the device's, else the highest in the flags.
   std::string archFor(const std::string& source) const {
     return gpu && !device.arch.empty() ? device.arch : highestArch(setup.nvcc_flags.at(source));

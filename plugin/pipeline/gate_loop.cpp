@@ -8,6 +8,7 @@
 #include "context.h"
 #include "gate/judge.h"
 #include "gate_jobs.h"
+#include "result_cache.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -39,6 +40,12 @@ class GateTask {
   }
   bool done() const { return done_; }
   VariantReport& report() { return r_; }
+  // Every job it will run once: the plan's shape, then each other captured launch.
+  std::vector<const RunnerJob*> jobs() const {
+    std::vector<const RunnerJob*> j{&*job_};
+    for (const auto& o : others_) j.push_back(&o.second);
+    return j;
+  }
 
   // The next job to run (only while !done()).
   JobBundle next() {
@@ -135,8 +142,19 @@ void gateAll(Pipeline& p, const Plans& plans, std::vector<VariantReport>& report
         continue;
       }
       auto t = std::make_unique<GateTask>(p, plan, *orig, r, repeat);
-      if (t->done()) report(r);
-      else waiting.push_back(std::move(t));
+      if (t->done()) {
+        report(r);
+        continue;
+      }
+      // Gated before with everything the same (result_cache.h): that result, no job.
+      if (p.cache) {
+        r.cache_key = p.cache->gateKey(r, t->jobs(), repeat, p.cfg.sanitize);
+        if (p.cache->restore(r)) {
+          report(r);
+          continue;
+        }
+      }
+      waiting.push_back(std::move(t));
     }
   }
   // Every task has at most one job in flight; tasks take turns as the backend has room.
@@ -154,6 +172,7 @@ void gateAll(Pipeline& p, const Plans& plans, std::vector<VariantReport>& report
     std::unique_ptr<GateTask> t = std::move(it->second);
     running.erase(it);
     t->finished(f.result);
+    if (t->done() && p.cache) p.cache->store(t->report());
     if (t->done()) report(t->report());
     else waiting.push_front(std::move(t));  // its next job goes first: a variant finishes before others start
   }

@@ -38,6 +38,11 @@ struct BuildTreeLayout {
   std::filesystem::path materializedRoot() const { return root / "src"; }
   // llm-cache/<sha256>.json: replies of the language model (docs/llm.md).
   std::filesystem::path llmCache() const { return root / "llm-cache"; }
+  // cache/results/<key>.json: one gate result per variant key (result_cache.h).
+  std::filesystem::path resultCache() const { return root / "cache" / "results"; }
+  std::filesystem::path resultEntry(const std::string& key) const { return resultCache() / (key + ".json"); }
+  // cache/last-run.json: the whole-run key of the last successful run and the files it read (run_key.h).
+  std::filesystem::path lastRun() const { return root / "cache" / "last-run.json"; }
 };
 
 }  // namespace klineage

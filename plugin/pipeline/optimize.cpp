@@ -1,6 +1,7 @@
 #include "optimize.h"
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -18,8 +19,11 @@
 #include "gate/selection.h"
 #include "gate_loop.h"
 #include "header_kernels.h"
+#include "identical.h"
 #include "report.h"
 #include "report_html.h"
+#include "result_cache.h"
+#include "run_key.h"
 #include "select.h"
 #include "variant_source.h"
 
@@ -127,7 +131,7 @@ void addBuiltSources(Pipeline& p, const Plans& plans, std::vector<std::unique_pt
 // its own rounds; kMaxRounds is only a backstop.
 void repairRounds(Pipeline& p, const Plans& plans, const std::vector<std::unique_ptr<VariantSource>>& sources,
                   std::vector<VariantReport>& reports, std::map<std::string, std::vector<std::string>>& refusals,
-                  unsigned repeat) {
+                  unsigned repeat, bool skip_identical) {
   constexpr unsigned kMaxRounds = 16;
   for (unsigned round = 1; round <= kMaxRounds; ++round) {
     std::vector<VariantReport> next;  // each kernel's original, then its follow-ups
@@ -147,7 +151,9 @@ void repairRounds(Pipeline& p, const Plans& plans, const std::vector<std::unique
     }
     if (next.empty()) return;
     p.status.info("klineage: repair round " + std::to_string(round));
+    if (skip_identical) skipSameSource(p.originals, next, reports);
     compileVariants(p, next);
+    if (skip_identical) skipSameCode(next, reports);
     gateAll(p, plans, next, repeat);
     for (auto& r : next)
       if (!r.variant.is_original) reports.push_back(std::move(r));
@@ -170,7 +176,13 @@ int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, co
     if (opt.report_out) *opt.report_out = std::move(rep);
     return kExitOk;
   }
+  std::vector<bool> was_rechecked;
+  for (const auto& r : reports) was_rechecked.push_back(r.rechecked);
   auto best = p.gpu ? selectChecked(p, plans, reports) : std::map<std::string, const VariantReport*>{};
+  // A winner's re-check (or the rejection it found) is part of its result from now on.
+  if (p.cache)
+    for (size_t i = 0; i < reports.size(); ++i)
+      if (!was_rechecked[i] && reports[i].rechecked) p.cache->store(reports[i]);
   const std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                              std::chrono::system_clock::now().time_since_epoch()).count());
   SelectedFiles selected;
@@ -198,6 +210,38 @@ int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, co
   return opt.write_selection ? kExitOk : gateExit(reports);
 }
 
+// The device the gate would run on, for the no-op check, probed once: a local backend probes
+// every GPU when it starts, so only klineage-runner's own probe is asked here (the backend is made
+// only when the run goes on). A Slurm backend is made now and asked.
+DeviceProbe probeOnce(const PipelineSeams& seams, const Config& cfg, const BuildTreeLayout& layout, OwnedSeams& own) {
+  if (seams.backend) return seams.backend->probe();
+  if (seams.runner) return seams.runner->probe();
+  if (cfg.backend == "local") return makeChildRunner(cfg.runner.empty() ? "klineage-runner" : cfg.runner)->probe();
+  own.backend = makeBackend(cfg, layout.staging().string());
+  return own.backend->probe();
+}
+
+// The no-op path: the last run succeeded with every input it read the same as now (the files its
+// extraction read, the config, flags, skills, tools, device) and its outputs are in place.
+bool nothingChanged(const TargetSetup& setup, const BuildTreeLayout& layout, const DeviceProbe& device,
+                    const std::string& options, Status& status) {
+  const std::optional<LastRun> last = loadLastRun(layout.lastRun(), status);
+  if (!last || runKey(setup, last->files, device, options) != last->key) return false;
+  const std::string missing = missingOutputs(layout);
+  if (!missing.empty()) {
+    status.info("klineage: nothing changed since the last run, but " + missing + " is missing; running again");
+    return false;
+  }
+  char when[32] = "?";
+  const std::time_t t = static_cast<std::time_t>(last->finished);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::localtime(&t));
+  status.info("klineage: nothing changed since the last run (" + std::string(when) + ", " + last->device + "; " +
+              std::to_string(last->files.size()) +
+              " source files, the config, flags, skills, tools and device are the same); kept the selection");
+  status.info("klineage: report: " + layout.report(false).string() + " (of that run)");
+  return true;
+}
+
 }  // namespace
 
 int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
@@ -206,8 +250,23 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   OwnedSeams own;
   const BuildTreeLayout layout{setup.config.out_dir};
   Status& status = seams.status ? *seams.status : own.quiet;
+  // Only `klineage optimize` reads and writes the caches and skips identical variants: `klineage
+  // gate` and `klineage ci` measure what they are given, every time.
+  const bool optimizing = opt.write_selection && !opt.measure_build && opt.extra_variant_sources.empty();
+  const bool caching = optimizing && opt.result_cache && setup.config.result_cache;
+  const std::string options = "kernel=" + opt.only_kernel + " require_gpu=" + std::to_string(opt.require_gpu) +
+                              " repeat=" + std::to_string(opt.repeat);
+  DeviceProbe first_probe;
+  if (caching) {
+    first_probe = probeOnce(seams, setup.config, layout, own);
+    if (nothingChanged(setup, layout, first_probe, options, status)) return kExitOk;
+  }
+  if (optimizing) {  // until this run succeeds, no record says its outputs are current
+    std::error_code ec;
+    fs::remove(layout.lastRun(), ec);
+  }
   if (!seams.compiler) own.compiler = makeProcessCompiler();
-  if (!seams.backend)
+  if (!seams.backend && !own.backend)
     own.backend = seams.runner ? makeLocalBackend([r = seams.runner](int) { return borrowedRunner(*r); }, 1)
                                : makeBackend(setup.config, layout.staging().string());
   if (!seams.capturer) own.capturer = makeProgramCapturer();
@@ -218,6 +277,9 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   p.status.info("klineage: optimizing target '" + p.cfg.target + "' (" + std::to_string(p.cfg.sources.size()) +
                 " CUDA sources)");
   const Manifest manifest = extractStage(p);
+  // The whole-run key over the files as this extraction read them, saved once the run succeeded.
+  const std::vector<std::string> run_files = runFiles(setup, manifest);
+  const std::string run_key = caching ? runKey(setup, run_files, first_probe, options) : "";
   std::vector<Skill> skills;
   if (!opt.skip_skills && !opt.measure_build) skills = loadSkills(p.cfg.skills, transformIds(), featureIds());
   std::optional<Workload> workload;
@@ -229,6 +291,13 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     throw InputError(opt.extra_variant_sources[0], 0, 0, "kernel '" + opt.extra_variant_kernel + "' is not in the manifest");
   p.device = p.backend.probe();
   p.gpu = p.device.available;
+  std::optional<ResultCache> cache;
+  if (caching) {
+    std::map<std::string, std::string> skill_files;
+    for (const auto& s : skills) skill_files[s.id] = s.path.empty() ? "" : fnv1a64Hex(readFile(s.path));
+    cache.emplace(layout.resultCache(), status, std::move(skill_files), p.device);
+    p.cache = &*cache;
+  }
   p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   for (const auto& f : setup.originals) p.originals[f] = readFile(f);
   // Headers that define kernels are rewritten like sources: their text as read at the start too.
@@ -255,7 +324,9 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   if (!opt.skip_skills && !opt.measure_build) sources.push_back(makeLlmSource(skills, p.cfg));
   std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
   std::vector<VariantReport> reports = collectVariants(p, plans, originals, sources, refusals);
+  if (optimizing) skipSameSource(p.originals, reports, {});
   compileVariants(p, reports);
+  if (optimizing) skipSameCode(reports, {});
   if (!p.gpu) {
     p.status.info("klineage: no CUDA device found (" + p.device.reason + ").");
     p.status.info("klineage: extracted, rewrote and compiled the variants; kept the original kernels (nothing was gated).");
@@ -265,8 +336,13 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
                   (p.backend.name() == "local" ? "" : " through " + p.backend.name()));
   }
   gateAll(p, plans, reports, opt.repeat);
-  repairRounds(p, plans, sources, reports, refusals, opt.repeat);
-  return finish(p, opt, manifest, plans, skills, reports, refusals, t0);
+  repairRounds(p, plans, sources, reports, refusals, opt.repeat, optimizing);
+  const int rc = finish(p, opt, manifest, plans, skills, reports, refusals, t0);
+  if (caching && rc == kExitOk) {
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+    saveLastRun(layout.lastRun(), {run_key, run_files, now.count(), p.gpu ? p.device.device : "no CUDA device"});
+  }
+  return rc;
 }
 
 }  // namespace klineage

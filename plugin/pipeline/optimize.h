@@ -31,6 +31,9 @@ struct OptimizeOptions {
   // report files. The run's Report goes to `report_out`.
   bool measure_build = false;
   Report* report_out = nullptr;
+  // Reuse earlier gate results and stop early when nothing changed (`--no-cache`: off; the config's
+  // result_cache too). Only `klineage optimize` uses the cache: `gate` and `ci` always measure.
+  bool result_cache = true;
 };
 
 // The replaceable parts; unset ones are the real thing (nvcc, the config's backend over

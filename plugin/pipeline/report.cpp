@@ -39,6 +39,14 @@ nlohmann::json reportJson(const Report& r) {
   for (const auto& v : r.variants) j["variants"].push_back(v);
   j["counts"] = nlohmann::json::object();
   for (const auto& [o, n] : r.counts()) j["counts"][outcomeName(o)] = n;
+  unsigned identical = 0, cached = 0;
+  for (const auto& v : r.variants)
+    if (!v.variant.is_original) {
+      identical += !v.same_as.empty();
+      cached += v.cached;
+    }
+  j["not_gated_identical"] = identical;
+  j["from_result_cache"] = cached;
   j["selected"] = nlohmann::json::object();
   for (const auto& [name, s] : r.selected)
     j["selected"][name] = {{"variant", s.variant}, {"speedup", s.speedup}, {"skills", s.skills}};
@@ -54,6 +62,16 @@ void writeSummary(const Report& r, const std::string& report_path, Status& statu
     line += std::string(first ? " " : ", ") + std::to_string(n) + " " + (o == Outcome::NotRun ? "not run" : outcomeName(o));
     first = false;
   }
+  // Variants not gated in this run: the same code as another (identical.h), or a result reused
+  // from the result cache.
+  unsigned identical = 0, cached = 0;
+  for (const auto& v : r.variants)
+    if (!v.variant.is_original) {
+      identical += !v.same_as.empty();
+      cached += v.cached;
+    }
+  if (identical) line += "; " + std::to_string(identical) + " not gated: the same code as another variant or the original";
+  if (cached) line += "; " + std::to_string(cached) + " from the result cache";
   char buf[64];
   std::snprintf(buf, sizeof buf, " (%.1f s)", r.seconds);
   status.info(line + buf);

@@ -1,0 +1,140 @@
+#include "result_cache.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "core/manifest.h"
+#include "run_key.h"
+#include "status.h"
+
+namespace klineage {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+ResultCache::ResultCache(fs::path dir, Status& status, std::map<std::string, std::string> skill_files,
+                         const DeviceProbe& device)
+    : dir_(std::move(dir)), status_(status), skill_files_(std::move(skill_files)) {
+  device_ = deviceKeyText(device);
+}
+
+std::string ResultCache::contentHash(const std::string& path) {
+  auto it = cubin_hash_.find(path);
+  if (it != cubin_hash_.end()) return it->second;
+  std::string h;
+  try {
+    h = fnv1a64Hex(readFile(path));
+  } catch (const std::exception&) {
+    h = "(unreadable " + path + ")";
+  }
+  return cubin_hash_[path] = h;
+}
+
+// The chain as applied, each skill with the hash of its file: editing a skill's file (its
+// parameters, its preconditions) re-gates the variants made with it.
+std::string ResultCache::skillsText(const Variant& v) const {
+  std::string t;
+  for (const auto& s : v.skills) {
+    auto it = skill_files_.find(s);
+    t += s + "@" + (it == skill_files_.end() ? "?" : it->second) + ";";
+  }
+  for (const auto& x : v.transforms) t += x + ";";
+  return t;
+}
+
+std::string ResultCache::gateKey(const VariantReport& r, const std::vector<const RunnerJob*>& jobs, unsigned repeat,
+                                 const std::string& sanitize) {
+  std::string text = "klineage-result-cache-" + std::to_string(kResultCacheFormat) + "\n" + device_ + "\n";
+  text += "repeat=" + std::to_string(repeat) + " sanitize=" + sanitize + "\n" + skillsText(r.variant) + "\n";
+  // The jobs as the runner gets them (geometry, arguments, tolerances, probes, limits, the
+  // captured launch), the cubins by their bytes instead of their paths.
+  for (const RunnerJob* j : jobs) {
+    RunnerJob copy = *j;
+    copy.original.cubin = contentHash(j->original.cubin);
+    copy.variant.cubin = contentHash(j->variant.cubin);
+    text += nlohmann::json(copy).dump() + "\n";
+  }
+  return fnv1a64Hex(text);
+}
+
+std::string ResultCache::compileKey(const VariantReport& r, const std::vector<std::string>& argv,
+                                    const std::vector<std::string>& own_paths) const {
+  const Variant& v = r.variant;
+  std::string text = "klineage-compile-" + std::to_string(kResultCacheFormat) + "\n";
+  text += argv.empty() ? std::string() : fileStamp(argv[0]) + "\n";
+  std::vector<std::string> paths = own_paths;  // longest first: one may be the prefix of another
+  std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (std::string a : argv) {
+    for (size_t i = 0; i < paths.size(); ++i) a = replaceAll(a, paths[i], "<own" + std::to_string(i) + ">");
+    text += a + "\x1f";
+  }
+  text += "\n" + skillsText(v) + "\n";
+  try {
+    text += fnv1a64Hex(readFile(v.source));
+    if (!v.unit_source.empty()) text += " " + fnv1a64Hex(readFile(v.unit_source));
+  } catch (const std::exception& e) {
+    text += e.what();
+  }
+  return fnv1a64Hex(text);
+}
+
+bool ResultCache::restore(VariantReport& r) {
+  if (r.cache_key.empty()) return false;
+  const fs::path path = dir_ / (r.cache_key + ".json");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(readFile(path));
+    if (j.value("format", 0) != kResultCacheFormat) return false;  // an older KLineage's entry
+    if (j.at("key").get<std::string>() != r.cache_key) throw std::runtime_error("it holds the key " + j.at("key").dump());
+    const std::string outcome = j.at("outcome").get<std::string>();
+    const Outcome o = outcomeFromName(outcome);
+    if (o == Outcome::NotRun) throw std::runtime_error("\"outcome\": \"" + outcome + "\" is not a gate result");
+    VariantReport got = r;
+    got.outcome = o;
+    got.reason = j.at("reason").get<std::string>();
+    got.speedup = j.at("speedup").get<double>();
+    got.variant_ms = j.at("variant_ms").get<double>();
+    got.original_ms = j.at("original_ms").get<double>();
+    got.rechecked = j.at("rechecked").get<bool>();
+    got.checks = j.at("checks").get<std::vector<std::string>>();
+    got.run.reset();
+    if (!j.at("run").is_null()) got.run = j.at("run").get<RunnerResult>();
+    got.cached = true;
+    r = std::move(got);
+    return true;
+  } catch (const std::exception& e) {
+    status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); gating " +
+                    r.variant.id + " again");
+    return false;
+  }
+}
+
+void ResultCache::store(const VariantReport& r) {
+  if (r.cache_key.empty() || r.outcome == Outcome::NotRun) return;
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  nlohmann::json j = {{"format", kResultCacheFormat}, {"key", r.cache_key}, {"variant", r.variant.id},
+                      {"kernel", r.variant.kernel}, {"skills", r.variant.skills}, {"device", device_},
+                      {"stored_at", now.count()}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason},
+                      {"speedup", r.speedup}, {"variant_ms", r.variant_ms}, {"original_ms", r.original_ms},
+                      {"rechecked", r.rechecked}, {"checks", r.checks}};
+  j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
+  try {
+    atomicWrite(dir_ / (r.cache_key + ".json"), j.dump(1) + "\n");
+  } catch (const std::exception& e) {  // a full disk costs the reuse, not the run
+    status_.warning(std::string("cannot store the result of ") + r.variant.id + " in the result cache: " + e.what());
+  }
+}
+
+}  // namespace klineage

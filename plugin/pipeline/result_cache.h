@@ -1,0 +1,57 @@
+// The result cache: each gated variant's result under the hash of everything the gate's verdict
+// depends on (its machine code, the original's, the jobs the runner gets, the skills' files, the
+// device and driver), under build/klineage/<target>/cache/results/. A variant whose key is there
+// is not gated again; on another GPU or driver every key misses, so the earlier winner is gated
+// (and re-checked) on this device before it is kept. docs/pipeline.md, "The result cache and the no-op run".
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "gate/gate.h"
+#include "gate/variant.h"
+
+namespace klineage {
+
+class Status;
+
+// Bumped whenever what a stored result means changes (judge(), the runner's checks, the fields
+// stored): every older entry then misses.
+constexpr int kResultCacheFormat = 1;
+
+class ResultCache {
+ public:
+  // skill_files: skill id -> hash of its file; device: the device the gate runs on.
+  ResultCache(std::filesystem::path dir, Status& status, std::map<std::string, std::string> skill_files,
+              const DeviceProbe& device);
+
+  // A variant about to be gated by `jobs` (its job on the plan's shape, then one per other
+  // captured launch; the cubins are hashed by content), `repeat` times, its winner re-checked
+  // under `sanitize` ("" none).
+  std::string gateKey(const VariantReport& r, const std::vector<const RunnerJob*>& jobs, unsigned repeat,
+                      const std::string& sanitize);
+  // A variant about to be compiled with `argv`: its text (and its unit's for a header kernel), the
+  // arguments with the variant's own paths in `own_paths` made neutral, the compiler's stamp.
+  std::string compileKey(const VariantReport& r, const std::vector<std::string>& argv,
+                         const std::vector<std::string>& own_paths) const;
+
+  // Fills r's outcome, reason, times, run and checks from the entry under r.cache_key and marks it
+  // cached; false when there is none. An unreadable entry is a warning naming the file, and a miss.
+  bool restore(VariantReport& r);
+  // Stores r under r.cache_key when its result is complete (any outcome but not-run), atomically.
+  void store(const VariantReport& r);
+
+ private:
+  std::filesystem::path dir_;
+  Status& status_;
+  std::map<std::string, std::string> skill_files_;
+  std::string device_;                          // the device fields of every key
+  std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
+
+  std::string contentHash(const std::string& path);
+  std::string skillsText(const Variant& v) const;
+};
+
+}  // namespace klineage

@@ -1,0 +1,364 @@
+// The result cache and the no-op path of `klineage optimize` (result_cache.h, run_key.h) and the
+// variants that are never gated twice (identical.h), on a copy of examples/quickstart with a
+// compiler whose cubin is made of the source's text (so equal texts give equal machine code) and
+// a GPU runner that counts what it is asked to run.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "identical.h"
+#include "optimize.h"
+#include "support/pipeline_project.h"
+
+using klineage::test::Project;
+namespace fs = std::filesystem;
+using namespace klineage;
+
+namespace {
+
+// The cubin is the source's text without white space and its -D flags, without the words in
+// `ignored` (they change nothing in the machine code, as __restrict__ often does not).
+struct TextCompiler : Compiler {
+  int calls = 0;
+  std::vector<std::string> ignored;
+  CompileResult compile(const CompileRequest& req) override {
+    ++calls;
+    std::string text = readFile(req.argv.back());
+    for (const auto& w : ignored)
+      for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at)) text.erase(at, w.size());
+    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+               text.end());
+    std::string flags;
+    for (const auto& a : req.argv)
+      if (a.rfind("-D", 0) == 0) flags += a + " ";
+    atomicWrite(req.cubin, "flags: " + flags + "\n" + text);
+    return {true, "", 0.01};
+  }
+};
+
+// Every variant passes: 1.30x when it runs fewer threads (vectorized), else 1.05x.
+struct CountingRunner : GpuRunner {
+  std::string name = "Fake GPU", driver = "13.0", driver_version = "570.86.15";
+  std::vector<RunnerJob> jobs;
+  DeviceProbe probe() override {
+    DeviceProbe d;
+    d.available = true;
+    d.device = name;
+    d.arch = "sm_90";
+    d.driver = driver;
+    d.driver_version = driver_version;
+    return d;
+  }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    jobs.push_back(job);
+    RunnerResult r;
+    r.device = name;
+    const bool vectorized = job.variant.grid.x * job.variant.block.x < job.original.grid.x * job.original.block.x;
+    r.outcome = Outcome::Passed;
+    klineage::test::setTimes(r, vectorized ? 1.30 : 1.05);
+    return r;
+  }
+};
+
+struct Run {
+  int compiles = 0;
+  size_t jobs = 0;
+  RecordingStatus status;
+  int rc = -1;
+};
+
+Run optimize(const Project& p, CountingRunner& gpu, TextCompiler& cc, bool result_cache = true) {
+  Run run;
+  const int compiles = cc.calls;
+  const size_t jobs = gpu.jobs.size();
+  OptimizeOptions opt;
+  opt.config = p.config;
+  opt.result_cache = result_cache;
+  PipelineSeams seams;
+  seams.compiler = &cc;
+  seams.runner = &gpu;
+  seams.status = &run.status;
+  run.rc = runOptimize(opt, seams);
+  run.compiles = cc.calls - compiles;
+  run.jobs = gpu.jobs.size() - jobs;
+  return run;
+}
+
+// Ids of the report's variants that were gated (not identical to another), by whether their
+// result came from the result cache.
+std::set<std::string> variants(const Project& p, bool cached) {
+  std::set<std::string> ids;
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"])
+    if (!v["variant"]["is_original"].get<bool>() && !v.contains("same_as") && v.value("cached", false) == cached)
+      ids.insert(v["variant"]["id"].get<std::string>());
+  return ids;
+}
+
+// The project's own copy of the skills these tests are about (the library may grow), so one can
+// be edited too.
+void useOwnSkills(const Project& p) {
+  fs::create_directories(p.root / "skills");
+  for (const char* id : {"grid-stride-loop", "vectorize-float4", "restrict-pointers", "launch-bounds", "block-size-128",
+                         "block-size-512"})
+    fs::copy_file(fs::path(KLINEAGE_SOURCE_DIR) / "skills" / (std::string(id) + ".toml"),
+                  p.root / "skills" / (std::string(id) + ".toml"));
+  p.setConfig("skills", {(p.root / "skills").string()});
+}
+
+std::string appendTo(const Project& p, const std::string& rel, const std::string& text) {
+  return p.write(rel, readFile(p.root / rel) + text);
+}
+
+}  // namespace
+
+TEST_CASE("result cache: a second run with nothing changed extracts, compiles and gates nothing", "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  const Run first = optimize(p, gpu, cc);
+  REQUIRE(first.rc == 0);
+  REQUIRE(first.jobs > 0);
+  REQUIRE(first.compiles > 0);
+  const std::string selection = readFile(p.root / "build/klineage/kernels/selection.json");
+  const auto manifest_time = fs::last_write_time(p.root / "build/klineage/kernels/manifest.json");
+
+  const Run second = optimize(p, gpu, cc);
+  CHECK(second.rc == 0);
+  CHECK(second.jobs == 0);
+  CHECK(second.compiles == 0);
+  CHECK(second.status.saw("nothing changed since the last run"));
+  CHECK(second.status.saw("kept the selection"));
+  CHECK(readFile(p.root / "build/klineage/kernels/selection.json") == selection);
+  CHECK(fs::last_write_time(p.root / "build/klineage/kernels/manifest.json") == manifest_time);  // not extracted
+}
+
+TEST_CASE("result cache: any change of the key runs again, and only what it touched is gated", "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  const Run first = optimize(p, gpu, cc);
+  REQUIRE(first.rc == 0);
+  const std::set<std::string> all = variants(p, false);
+  REQUIRE(all.size() >= 4);
+
+  Run again;
+  SECTION("a source edited: its kernels are gated again, the other file's come from the cache") {
+    appendTo(p, "src/relu.cu", "\n// edited\n");
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs > 0);
+    for (const auto& id : variants(p, true)) CHECK(id.rfind("saxpy/", 0) == 0);
+    for (const auto& id : variants(p, false)) CHECK(id.rfind("relu/", 0) == 0);
+    CHECK_FALSE(variants(p, true).empty());
+  }
+  SECTION("a header edited: extracted and compiled again, but the same machine code is not gated again") {
+    appendTo(p, "include/kernels.h", "\n// edited\n");
+    again = optimize(p, gpu, cc);
+    CHECK(again.compiles > 0);
+    CHECK(again.jobs == 0);
+    CHECK(variants(p, true) == all);
+    CHECK(again.status.saw("from the result cache"));
+  }
+  SECTION("a skill file edited: the variants made with that skill are gated again") {
+    appendTo(p, "skills/grid-stride-loop.toml", "\n# edited\n");
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs > 0);
+    for (const auto& id : variants(p, false)) {
+      bool uses = false;
+      const nlohmann::json rep = p.report();
+      for (const auto& v : rep["variants"])
+        if (v["variant"]["id"] == id)
+          for (const auto& s : v["variant"]["skills"]) uses |= s == "grid-stride-loop";
+      CHECK(uses);
+    }
+    CHECK_FALSE(variants(p, true).empty());
+  }
+  SECTION("another GPU model: every variant is gated again on it") {
+    gpu.name = "Other GPU";
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs >= first.jobs);
+    CHECK(variants(p, true).empty());
+  }
+  SECTION("another driver: every variant is gated again") {
+    gpu.driver_version = "575.51.03";
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs >= first.jobs);
+    CHECK(variants(p, true).empty());
+  }
+  SECTION("another CUDA version of the driver: every variant is gated again") {
+    gpu.driver = "13.1";
+    again = optimize(p, gpu, cc);
+    CHECK(variants(p, true).empty());
+  }
+  SECTION("a compile flag changed: the machine code differs, so everything is gated again") {
+    nlohmann::json cc_json = nlohmann::json::parse(readFile(p.root / "build/compile_commands.json"));
+    for (auto& c : cc_json) c["arguments"].insert(c["arguments"].begin() + 1, "-DEDITED=1");
+    atomicWrite(p.root / "build/compile_commands.json", cc_json.dump(2));
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs >= first.jobs);
+    CHECK(variants(p, true).empty());
+  }
+  SECTION("--no-cache gates everything again, and runs even though nothing changed") {
+    again = optimize(p, gpu, cc, false);
+    CHECK(again.jobs == first.jobs);
+    CHECK(again.compiles == first.compiles);
+    CHECK(variants(p, true).empty());
+  }
+  SECTION("result_cache false in the config (KLINEAGE_RESULT_CACHE=OFF) does the same") {
+    p.setConfig("result_cache", false);
+    again = optimize(p, gpu, cc);
+    CHECK(again.jobs == first.jobs);
+    CHECK(variants(p, true).empty());
+  }
+  CHECK(again.rc == 0);
+  CHECK_FALSE(again.status.saw("nothing changed"));
+  CHECK(p.selection().sources.size() == 2);  // the winners are kept either way
+}
+
+TEST_CASE("result cache: a winner from another GPU is gated on this one before it is kept", "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  REQUIRE(p.selection().sources.size() == 2);
+  // On the other GPU every variant is wrong: nothing from the first GPU survives.
+  struct WrongRunner : CountingRunner {
+    RunnerResult run(const RunnerJob& job, const std::string& wd, double t) override {
+      RunnerResult r = CountingRunner::run(job, wd, t);
+      r.outcome = Outcome::WrongResult;
+      r.reason = "y[0]: expected 1, got 2";
+      return r;
+    }
+  } other;
+  other.name = "Other GPU";
+  TextCompiler cc2;
+  const Run run = optimize(p, other, cc2);
+  CHECK(run.rc == 0);
+  CHECK(run.jobs > 0);
+  CHECK(p.selection().sources.empty());
+  CHECK(variants(p, true).empty());
+}
+
+TEST_CASE("result cache: a corrupt entry or run record is a warning naming the file, and is ignored", "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  const Run first = optimize(p, gpu, cc);
+  REQUIRE(first.rc == 0);
+  const fs::path out = p.root / "build/klineage/kernels";
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(out / "cache/results")) entries.push_back(e.path());
+  REQUIRE(entries.size() >= 4);
+  atomicWrite(entries[0], "{\"format\": 1, \"key\": ");  // cut off
+  atomicWrite(out / "cache/last-run.json", "not json");
+
+  const Run second = optimize(p, gpu, cc);
+  CHECK(second.rc == 0);
+  CHECK(second.status.saw("warning: ignoring " + (out / "cache/last-run.json").string()));
+  CHECK(second.status.saw("warning: ignoring the result cache entry " + entries[0].string()));
+  CHECK(second.jobs >= 1);           // that variant (and a winner's re-check), nothing else
+  CHECK(second.jobs < first.jobs);
+  CHECK(variants(p, false).size() == 1);
+  CHECK(p.selection().sources.size() == 2);
+  CHECK_NOTHROW(nlohmann::json::parse(readFile(entries[0])));  // written again whole
+  CHECK(optimize(p, gpu, cc).status.saw("nothing changed since the last run"));
+}
+
+TEST_CASE("identical variants: the same machine code and launch is gated once, never as faster than itself",
+          "[pipeline][identical]") {
+  Project p(16);
+  useOwnSkills(p);
+  TextCompiler cc;
+  cc.ignored = {"__restrict__", "__launch_bounds__(256)"};  // what these skills add changes no code here
+  CountingRunner gpu;
+  const Run run = optimize(p, gpu, cc);
+  REQUIRE(run.rc == 0);
+  // No cubin was gated twice for a kernel (timed jobs; the winner's re-check is not timed).
+  std::set<std::string> gated;
+  size_t timed = 0;
+  for (const auto& j : gpu.jobs)
+    if (j.profile.enabled) {
+      ++timed;
+      gated.insert(j.variant.function + "\n" + nlohmann::json(j.variant.grid).dump() +
+                   nlohmann::json(j.variant.block).dump() + readFile(j.variant.cubin));
+    }
+  CHECK(gated.size() == timed);
+  unsigned same_as_original = 0, same_as_other = 0;
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"]) {
+    const std::string same = v.value("same_as", "");
+    if (same.empty()) continue;
+    INFO(v["variant"]["id"].get<std::string>() + ": " + v["reason"].get<std::string>());
+    CHECK(v["outcome"] == "not-run");
+    if (same.find("/original") != std::string::npos) ++same_as_original;
+    else ++same_as_other;
+  }
+  std::string all;
+  for (const auto& v : rep["variants"]) all += v["variant"]["id"].get<std::string>() + " " + v["variant"]["skills"].dump() + " " + v["outcome"].get<std::string>() + " " + v["reason"].get<std::string>().substr(0, 80) + "\n";
+  INFO(all);
+  CHECK(same_as_original >= 1);  // restrict-pointers alone
+  CHECK(same_as_other >= 1);     // grid-stride-loop+restrict-pointers is grid-stride-loop
+  CHECK(rep["not_gated_identical"] == same_as_original + same_as_other);
+  CHECK(run.status.saw("not gated: the same code as another variant or the original"));
+  for (const auto& [kernel, s] : rep["selected"].items()) {
+    INFO(kernel);
+    CHECK(s["speedup"].get<double>() > 1.01);
+    for (const auto& skill : s["skills"]) CHECK(skill != "restrict-pointers");
+  }
+}
+
+TEST_CASE("identical variants: the same rewritten text is not even compiled; the fewest transforms stand for it",
+          "[pipeline][identical]") {
+  const fs::path dir = fs::temp_directory_path() / ("klineage-identical-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto variant = [&](const std::string& id, std::vector<std::string> transforms, const std::string& text) {
+    VariantReport r;
+    r.variant.id = id;
+    r.variant.kernel = "k";
+    r.variant.kernel_file = (dir / "k.cu").string();
+    r.variant.transforms = std::move(transforms);
+    r.variant.source = (dir / (id.substr(2) + ".cu")).string();
+    atomicWrite(r.variant.source, text);
+    return r;
+  };
+  VariantReport orig;
+  orig.variant.id = "k/original";
+  orig.variant.kernel = "k";
+  orig.variant.is_original = true;
+  std::vector<VariantReport> batch{orig,
+                                   variant("k/1", {"a", "b"}, "same"),
+                                   variant("k/2", {"a"}, "same"),
+                                   variant("k/3", {"c"}, "original text"),
+                                   variant("k/4", {"d"}, "other")};
+  batch[4].variant.geometry.grid_x_divisor = 4;  // same text as nothing else
+  VariantReport moved = variant("k/5", {"e"}, "same");
+  moved.variant.geometry.grid_x_divisor = 2;  // the same text with another launch is another variant
+  batch.push_back(moved);
+  const std::map<std::string, std::string> originals{{(dir / "k.cu").string(), "original text"}};
+  CHECK(skipSameSource(originals, batch, {}) == 2);
+  CHECK(batch[1].same_as == "k/2");  // fewer transforms: k/2 is gated
+  CHECK(batch[2].same_as.empty());
+  CHECK(batch[3].same_as == "k/original");
+  CHECK(batch[3].outcome == Outcome::NotRun);
+  CHECK(batch[4].same_as.empty());
+  CHECK(batch[5].same_as.empty());
+  // A later round's copy of a gated variant names it and its outcome.
+  std::vector<VariantReport> earlier = batch;
+  earlier[2].outcome = Outcome::WrongResult;
+  std::vector<VariantReport> next{orig, variant("k/6", {"llm"}, "same")};
+  CHECK(skipSameSource(originals, next, earlier) == 1);
+  CHECK(next[1].same_as == "k/2");
+  CHECK(next[1].reason.find("wrong-result") != std::string::npos);
+  fs::remove_all(dir);
+}
