@@ -152,6 +152,16 @@ Cache variables
   Empty by default. ``memcheck``, ``racecheck`` or ``synccheck``: the ``SANITIZE``
   of every ``klineage_optimize()`` target that does not give its own.
 
+``KLINEAGE_RESULT_CACHE``
+  ``ON`` by default: ``klineage optimize`` keeps each gate result under
+  ``klineage/<target>/cache/results/``, keyed by everything the result depends on (the
+  variant's and the original's machine code, the jobs the runner gets, the skills' files,
+  the GPU model, its driver and CUDA versions), and reuses it instead of gating the same
+  variant again; a run in which nothing changed (sources, headers, config, flags,
+  skills, the tools, the device) stops at once and keeps the selection. On another GPU
+  or driver every variant is gated again. ``OFF`` gates everything every time, as
+  ``klineage optimize --no-cache`` does (``docs/pipeline.md``).
+
 ``KLINEAGE_CAPTURE_TIMEOUT``, ``KLINEAGE_CAPTURE_MAX_SHAPES``, ``KLINEAGE_CAPTURE_MAX_BYTES``
   Limits of a ``RUN`` capture: seconds before the program is killed (300), distinct
   launch shapes recorded per kernel (3), device bytes snapshotted in all (4 GiB).
@@ -172,7 +182,7 @@ Build tree
 ``selection.json`` (a placeholder with no kernels until ``optimize`` has run),
 ``src/`` (the materialized sources) and ``include/`` (the fresh selected headers);
 ``klineage optimize`` adds ``manifest.json``,
-``variants/``, ``gate/``, ``report.json`` and ``selected/``.
+``variants/``, ``gate/``, ``report.json``, ``selected/`` and ``cache/``.
 #]=======================================================================]
 
 include_guard(GLOBAL)
@@ -194,6 +204,8 @@ mark_as_advanced(KLINEAGE_CAPTURE_BUILD)
 option(KLINEAGE_REQUIRE_GPU
   "Make a missing CUDA device an error in klineage_optimize() targets (default: keep the original kernels)"
   OFF)
+option(KLINEAGE_RESULT_CACHE
+  "Reuse earlier gate results of identical variants, and skip ninja optimize when nothing changed" ON)
 set(KLINEAGE_SANITIZE "" CACHE STRING
   "compute-sanitizer tool every winning variant is run under before it is kept: memcheck, racecheck, synccheck or empty")
 set(KLINEAGE_BACKEND "local" CACHE STRING "Where gate jobs run: local (this machine's GPUs) or slurm (srun)")
@@ -528,6 +540,11 @@ function(klineage_optimize target)
   else()
     set(require_gpu false)
   endif()
+  if(KLINEAGE_RESULT_CACHE)
+    set(result_cache true)
+  else()
+    set(result_cache false)
+  endif()
 
   if(DEFINED arg_ARGS AND NOT DEFINED arg_RUN)
     message(FATAL_ERROR "${fn}: ARGS given without RUN")
@@ -713,6 +730,7 @@ function(klineage_optimize target)
     "  \"timeout_s\": ${timeout},\n"
     "  \"require_gpu\": ${require_gpu},\n"
     "  \"sanitize\": \"${sanitize}\",\n"
+    "  \"result_cache\": ${result_cache},\n"
     "  \"runner\": ${j_runner},\n"
     "  \"nvcc\": ${j_nvcc},\n"
     "  \"backend\": \"${backend}\",\n"

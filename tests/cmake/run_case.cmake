@@ -99,10 +99,14 @@ foreach(e IN LISTS error_cases)
 endforeach()
 
 if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline" OR CASE STREQUAL "llm")
+  set(case_args "")
+  if(CASE STREQUAL "sanitize")
+    set(case_args "-DKLINEAGE_RESULT_CACHE=OFF")  # a cache variable that reaches config.json
+  endif()
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${projects}/errors" -B "${WORK}/build" ${common}
             "-DKLT_CASE=${CASE}" "-DKLINEAGE_MODULE_DIR=${KLINEAGE_ROOT}/cmake"
-            "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage"
+            "-DKLINEAGE_EXECUTABLE=${prefix}/bin/klineage" ${case_args}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STREQUAL "backend_slurm" OR CASE STREQUAL "ci_baseline" OR CASE STREQUAL "llm")
     if(NOT rc EQUAL 0)
@@ -113,10 +117,13 @@ if(expected_error OR CASE STREQUAL "ok" OR CASE STREQUAL "sanitize" OR CASE STRE
     endif()
     file(READ "${WORK}/build/klineage/k/config.json" cfg)
     string(JSON tool GET "${cfg}" sanitize)
+    string(JSON result_cache GET "${cfg}" result_cache)
     if(CASE STREQUAL "sanitize")
       expect_equal("config.json sanitize" "${tool}" "racecheck")
+      expect_equal("config.json result_cache" "${result_cache}" "OFF")
     else()
       expect_equal("config.json sanitize" "${tool}" "")
+      expect_equal("config.json result_cache" "${result_cache}" "ON")
     endif()
     if(CASE STREQUAL "ci_baseline")
       # the CTest test runs klineage ci on the committed baseline; no GPU reads as skipped (77)
