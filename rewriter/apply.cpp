@@ -8,7 +8,6 @@
 #include "ast_util.h"
 #include "core/fs.h"
 #include "extract.h"
-#include "inverse_geometry.h"
 #include "source_buffer.h"
 
 namespace klineage {
@@ -86,8 +85,6 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
   r.kernel_after = describeKernel(check.ast->getASTContext(), after);
   r.applied = true;
   r.geometry = tr.geometry;
-  if (dir == Direction::Inverse && !r.geometry.changes())
-    if (auto g = fallbackInverseGeometry(t.id(), params)) r.geometry = *g;
   r.overlay = std::move(next);
   return r;
 }

@@ -16,7 +16,7 @@ using ArgsByFile = std::map<std::string, std::vector<std::string>>;  // clang ar
 struct StepResult {
   bool applied = false;
   std::string reason;
-  GeometryChange geometry;          // the step's launch change (an inverse's: inverse_geometry.h)
+  GeometryChange geometry;          // the step's launch change (an inverse's undoes its forward's)
   Overlay overlay;                  // all target sources after the step (unchanged when !applied)
   std::vector<std::string> errors;  // parse errors that stopped the step
   KernelInfo kernel_after;          // the edited kernel, described from the re-parsed file

@@ -16,7 +16,6 @@
 #include "core/flags.h"
 #include "core/fs.h"
 #include "rewriter/apply.h"
-#include "rewriter/inverse_geometry.h"
 #include "rewriter/parse.h"
 #include "rewriter/transform.h"
 
@@ -117,15 +116,7 @@ TEST_CASE("inverse geometry: every round-trip golden's inverse undoes its forwar
   CHECK(changed >= 7);  // vectorize-access, block-size, the tiles, block-reduce-atomic, privatize-histogram, warp-per-row
 }
 
-TEST_CASE("inverse geometry: block-reduce-atomic and warp-per-row through the fallback", "[geometry]") {
-  auto bra = fallbackInverseGeometry("block-reduce-atomic", {{"coarsen", "64"}});
-  REQUIRE(bra);
-  CHECK(bra->grid_x_multiplier == 64);
-  CHECK(fallbackInverseGeometry("block-reduce-atomic", {})->grid_x_multiplier == 16);
-  auto wpr = fallbackInverseGeometry("warp-per-row", {});
-  REQUIRE(wpr);
-  CHECK(wpr->grid_x_divisor == 32);
-  CHECK_FALSE(fallbackInverseGeometry("launch-bounds", {}));
+TEST_CASE("inverse geometry: tile-sgemm's grid * 4 in x and y", "[geometry]") {
   // tile-sgemm's inverse: grid * 4 in x and y; the launch-site rewrite writes both
   GeometryChange g;
   g.grid_x_multiplier = 4;

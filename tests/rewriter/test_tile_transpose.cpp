@@ -69,7 +69,11 @@ TEST_CASE("tile-transpose: the experts' naive transpose round-trips, 16 x 16 -> 
   StepResult b = run(tiled, Direction::Inverse, blockOf(32, 8));
   INFO(b.reason);
   REQUIRE(b.applied);
-  CHECK_FALSE(b.geometry.changes());
+  // back to 16 x 16 blocks (the block_x / block_y params' defaults), grid * 2 in x and y
+  CHECK(b.geometry.block_x == 16);
+  CHECK(b.geometry.block_y == 16);
+  CHECK(b.geometry.grid_x_multiplier == 2);
+  CHECK(b.geometry.grid_y_multiplier == 2);
   CHECK(b.overlay.at(kNaive) == naive);
 }
 

@@ -129,7 +129,12 @@ class BlockReduceAtomic : public Transform {
                        sourceText(ctx, add->getRHS()->getSourceRange()) + ");\n";
     if (!src.inFile(body->getLBracLoc()) || !replaceBody(ctx, req.rewriter, body, text))
       return TransformResult::no("the rewriter refused the edit");
-    return TransformResult::yes("one atomicAdd per element (correct only when the grid covers n)");
+    // forward's grid.x / coarsen undone (the coarsen the skill gave; the kernel does not say it)
+    const long long coarsen = intParam(req.params, "coarsen", 16);
+    if (coarsen < 1 || coarsen > 4096) return TransformResult::no("coarsen must be 1..4096");
+    GeometryChange geo;
+    geo.grid_x_multiplier = static_cast<unsigned>(coarsen);
+    return TransformResult::yes("one atomicAdd per element, grid.x * " + std::to_string(coarsen), geo);
   }
 };
 

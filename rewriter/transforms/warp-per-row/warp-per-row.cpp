@@ -419,7 +419,9 @@ class WarpPerRow : public Transform {
     };
     for (auto it = body->body_begin() + 2; it != body->body_end(); ++it) walk(*it);
     if (!loops) return TransformResult::no("no row loop strided over kl_lane");
-    return TransformResult::yes("one thread per row again (correct only when the grid has a thread per row)");
+    GeometryChange geo;
+    geo.grid_x_divisor = 32;  // forward's grid.x * 32 undone: a thread per row again
+    return TransformResult::yes("one thread per row again, grid.x / 32", geo);
   }
 };
 
