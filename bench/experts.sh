@@ -31,6 +31,10 @@ start=$SECONDS
 
 step() { echo "experts.sh: [$((SECONDS - start))s] $*"; }
 
+# KLineage must never write into the source tree: its files are hashed before and after.
+src_hash() { (cd "$src" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
+src_before=$(src_hash)
+
 step "configure $work/naive (EXPERTS_NO_KLINEAGE=ON) and $work/optimized (BUDGET $budget)"
 cmake -S "$src" -B "$work/naive" -G Ninja -DEXPERTS_NO_KLINEAGE=ON >"$work/configure-naive.log" 2>&1 ||
   { tail -30 "$work/configure-naive.log"; exit 1; }
@@ -68,6 +72,16 @@ for r in "naive:$rc_naive" "optimized:$rc_opt"; do
     echo "experts.sh: $work/${r%%:*}/experts exited ${r#*:}"
     exit 1
   fi
+done
+
+src_after=$(src_hash)
+if [[ "$src_before" != "$src_after" ]]; then
+  echo "experts.sh: FAILED: the source tree $src changed during the run ($src_before -> $src_after)"
+  exit 1
+fi
+# Kernels in headers: the selected copy the optimized build includes ahead of the original.
+find "$work/optimized/klineage/naive" -path '*/include/*' -type f 2>/dev/null | sort | while read -r h; do
+  echo "experts.sh: rewritten header in the build tree: $h (the source tree's $(basename "$h") is unchanged)"
 done
 
 step "done; results:"
