@@ -124,6 +124,25 @@ std::string vectorType(const clang::ASTContext& ctx, clang::QualType elem) {
   return "";
 }
 
+// The element type p points to; for a template kernel's `T*`, the type T has in the one
+// instantiation the translation unit makes (the pipeline rewrites a template only when it has one),
+// so `const T* x` of scale_add<float> is vectorized as float4 in the pattern the header keeps.
+clang::QualType elementType(const clang::ParmVarDecl* pv) {
+  clang::QualType elem = pv->getType()->getPointeeType();
+  if (!elem->isDependentType()) return elem;
+  auto* fd = llvm::dyn_cast<clang::FunctionDecl>(pv->getDeclContext());
+  const clang::FunctionTemplateDecl* tmpl = fd ? fd->getDescribedFunctionTemplate() : nullptr;
+  if (!tmpl) return elem;
+  const clang::FunctionDecl* only = nullptr;
+  for (const clang::FunctionDecl* spec : tmpl->specializations()) {
+    if (only) return elem;  // several instantiations: no single element type
+    only = spec;
+  }
+  const unsigned at = pv->getFunctionScopeIndex();
+  if (!only || at >= only->getNumParams() || !only->getParamDecl(at)->getType()->isPointerType()) return elem;
+  return only->getParamDecl(at)->getType()->getPointeeType();
+}
+
 struct Access {
   const clang::ParmVarDecl* param;
   unsigned begin, end;  // text range of p[i] in the file
@@ -190,7 +209,7 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
       gathers.push_back(e);
       return true;
     }
-    if (vectorType(ctx, pv->getType()->getPointeeType()).empty())
+    if (vectorType(ctx, elementType(pv)).empty())
       return fail(pv->getNameAsString() + " has element type " + pv->getType()->getPointeeType().getAsString() +
                   " (only float, int and unsigned int are vectorized)");
     if (!src.inFile(e)) return fail("an access is written through a macro");
@@ -428,7 +447,7 @@ class VectorizeAccess : public Transform {
     out += I2 + "for (" + type + " kl_v = " + index + "; kl_v < " + n + " / 4; kl_v += " + stride + ") {\n";
     for (const clang::ParmVarDecl* pv : order) {
       const ArrayUse& u = scan.arrays[pv];
-      std::string vt = vectorType(ctx, pv->getType()->getPointeeType());
+      std::string vt = vectorType(ctx, elementType(pv));
       std::string p = pv->getNameAsString();
       if (u.read || !u.written_always)
         out += I4 + vt + " kl_" + p + " = reinterpret_cast<const " + vt + "*>(" + p + ")[kl_v];\n";
@@ -463,7 +482,7 @@ class VectorizeAccess : public Transform {
     }
     for (const clang::ParmVarDecl* pv : order)
       if (scan.arrays[pv].written) {
-        std::string vt = vectorType(ctx, pv->getType()->getPointeeType());
+        std::string vt = vectorType(ctx, elementType(pv));
         out += I4 + "reinterpret_cast<" + vt + "*>(" + pv->getNameAsString() + ")[kl_v] = kl_" + pv->getNameAsString() + ";\n";
       }
     out += I2 + "}\n";
