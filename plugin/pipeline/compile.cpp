@@ -105,8 +105,10 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
   // Only failures are kept under the compile key; a cubin's result is stored by the gate, under
   // the key of what it runs.
   if (p.cache)
-    for (size_t i : req_of)
+    for (size_t i : req_of) {
       if (reports[i].outcome == Outcome::CompileFailed) p.cache->store(reports[i]);
+      else reports[i].cache_key.clear();
+    }
 }
 
 }  // namespace klineage

@@ -28,9 +28,11 @@ namespace {
 struct TextCompiler : Compiler {
   int calls = 0;
   std::vector<std::string> ignored;
+  std::string fails_on;  // a source with this text does not compile
   CompileResult compile(const CompileRequest& req) override {
     ++calls;
     std::string text = readFile(req.argv.back());
+    if (!fails_on.empty() && text.find(fails_on) != std::string::npos) return {false, "error: " + fails_on, 0.01};
     for (const auto& w : ignored)
       for (size_t at = text.find(w); at != std::string::npos; at = text.find(w, at)) text.erase(at, w.size());
     text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
@@ -361,4 +363,29 @@ TEST_CASE("identical variants: the same rewritten text is not even compiled; the
   CHECK(next[1].same_as == "k/2");
   CHECK(next[1].reason.find("wrong-result") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("result cache: a variant that did not compile is not compiled again with the same text and flags",
+          "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  cc.fails_on = "float4";
+  CountingRunner gpu;
+  const Run first = optimize(p, gpu, cc);
+  REQUIRE(first.rc == 0);
+  unsigned failed = 0;
+  const nlohmann::json before = p.report();  // alive while the loop reads into it
+  for (const auto& v : before["variants"]) failed += v["outcome"] == "compile-failed";
+  REQUIRE(failed >= 2);
+  appendTo(p, "include/kernels.h", "\n// edited\n");  // extracted and compiled again, the texts unchanged
+  const Run second = optimize(p, gpu, cc);
+  CHECK(second.rc == 0);
+  CHECK(second.compiles == first.compiles - static_cast<int>(failed));
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"])
+    if (v["outcome"] == "compile-failed") {
+      CHECK(v.value("cached", false));
+      CHECK(v["reason"] == "error: float4");
+    }
 }
