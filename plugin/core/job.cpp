@@ -216,7 +216,7 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
        {"tolerance", {{"rtol", job.tolerance.rtol}, {"atol", job.tolerance.atol}}},
        {"profile",
         {{"enabled", job.profile.enabled}, {"warmup", job.profile.warmup}, {"min_runs", job.profile.min_runs},
-         {"min_ms", job.profile.min_ms}, {"max_runs", job.profile.max_runs},
+         {"min_ms", job.profile.min_ms}, {"max_ms", job.profile.max_ms}, {"max_runs", job.profile.max_runs},
          {"flush_bytes", job.profile.flush_bytes}, {"check_runs", job.profile.check_runs}}}};
   if (job.replay) {  // absent otherwise, so declared-workload jobs read as before
     nlohmann::json types = nlohmann::json::array();
@@ -306,6 +306,7 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
     job.profile.warmup = p.value("warmup", 3u);
     job.profile.min_runs = p.value("min_runs", 20u);
     job.profile.min_ms = p.value("min_ms", 100.0);
+    job.profile.max_ms = p.value("max_ms", 1000.0);
     job.profile.max_runs = p.value("max_runs", 2000u);
     job.profile.flush_bytes = p.value("flush_bytes", 0ull);
     job.profile.check_runs = p.value("check_runs", 8u);

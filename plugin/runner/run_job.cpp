@@ -808,7 +808,8 @@ class JobRun {
     double total[2] = {0, 0};
     unsigned run = 0;
     for (; run < p.max_runs; ++run) {
-      if (run >= p.min_runs && std::min(total[0], total[1]) >= p.min_ms) break;
+      if (run >= p.min_runs && (std::min(total[0], total[1]) >= p.min_ms || std::max(total[0], total[1]) >= p.max_ms))
+        break;
       for (Which w : {Which::Original, Which::Variant}) {
         // Restoring and flushing L2 happen before the start event: only the kernel is timed.
         if (!restore()) return false;

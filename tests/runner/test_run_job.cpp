@@ -289,3 +289,25 @@ TEST_CASE("runner: buffers larger than one chunk are filled and compared in para
   RunnerResult ok = runWith(job, original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
   CHECK(ok.outcome == Outcome::Passed);
 }
+
+TEST_CASE("runner: timing stops once the slower kernel has max_ms of summed time", "[runner]") {
+  // A 30 ms original against a 0.05 ms variant: min_ms of the variant would take 2000 runs of
+  // both (a minute of the original); max_ms 1000 stops at the 34th run.
+  RunnerJob job = saxpyJob();
+  job.profile.min_runs = 20;
+  job.profile.min_ms = 100;
+  job.profile.max_ms = 1000;
+  RunnerResult r = runWith(job, timed(30.0f, [](const Launch& l) { return saxpyBody(l); }),
+                           timed(0.05f, [](const Launch& l) { return saxpyBody(l); }));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE(r.original_time);
+  CHECK(r.original_time->runs == 34);  // 34 * 30 ms >= 1000 ms
+  CHECK(r.speedup == Approx(600.0));
+  // Without the cap the loop would run until the variant's summed time reached min_ms.
+  job.profile.max_ms = 1e9;
+  r = runWith(job, timed(30.0f, [](const Launch& l) { return saxpyBody(l); }),
+              timed(0.05f, [](const Launch& l) { return saxpyBody(l); }));
+  REQUIRE(r.original_time);
+  CHECK(r.original_time->runs == 2000);
+}
