@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine, after bench/experts.sh: gates the planted wrong variants of the catalogue's
 # transforms (tests/gpu/planted/: a block sum, a block max, a privatized histogram, a tiled transpose, a tiled sgemm
-# and a warp-per-row softmax each missing its barrier, combine step or bounds guard) against the optimized experts
+# and a warp-per-row softmax each missing its barrier, combine step or bounds guard, and a softmax with its row
+# in registers whose sum skips column 0) against the optimized experts
 # build's config with `klineage gate`, which must reject each one (wrong-result, exit 10).
 # usage: tests/gpu/experts_planted.sh <klineage-install-prefix> <experts-work-dir> [repeat]
 set -uo pipefail
@@ -11,7 +12,7 @@ source "$root/tests/gpu/lib.sh"
 cfg="$work/optimized/klineage/naive/config.json"
 [ -f "$cfg" ] || { echo "no $cfg: run bench/experts.sh first"; exit 1; }
 for planted in "reduce_no_sync reduce_sum" "reduce_max_no_sync reduce_max" "histogram_no_sync histogram" \
-  "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm"; do
+  "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm" "softmax_registers_skip_first softmax_rows"; do
   set -- $planted
   "$prefix/bin/klineage" gate --config "$cfg" --kernel "$2" --variant "$root/tests/gpu/planted/$1.cu" \
     --repeat "$repeat" >"$work/gate-$1.log" 2>&1
