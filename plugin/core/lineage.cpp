@@ -244,6 +244,13 @@ struct MinedSkill {
 
 }  // namespace
 
+// The speedup the forward step gives: the simplified version's time over its parent's (the
+// gate's interleaved ratio for the step that made it; the two medians for a merged step).
+static double forwardEffect(const LineageVersion& v, const LineageVersion& parent, const LineageStep* step) {
+  if (v.step && step == &*v.step && v.parent == parent.id && v.parent_speedup) return *v.parent_speedup;
+  return v.time_ms > 0 && parent.time_ms > 0 ? v.time_ms / parent.time_ms : 0;
+}
+
 std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir) {
   std::vector<MinedSkill> skills;
   std::map<std::string, size_t> by_key;  // transform + params + anchor -> skill
@@ -259,6 +266,10 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
   }
   for (const auto& [vp, parent, stp] : all) {
     const LineageVersion& v = *vp;
+    // Only a step whose forward direction pays is a skill: putting back what made the expert
+    // slower (mine_sgemm's __launch_bounds__(256): 0.83x) or changed nothing (restrict: 1.00x)
+    // stays in the lineage as evidence, not in the library.
+    if (forwardEffect(v, *parent, stp) < kMinedSkillGain) continue;
     std::vector<std::string> features = v.features;
     std::sort(features.begin(), features.end());
     const std::string key = stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();

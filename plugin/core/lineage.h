@@ -53,6 +53,10 @@ struct LineageVersion {
   std::vector<std::pair<std::string, LineageStep>> also_from;
 };
 
+// A mined step becomes a skill only when its forward direction is at least this much faster
+// (beyond the gate's usual noise of 1-2%).
+constexpr double kMinedSkillGain = 1.03;
+
 struct Lineage {
   std::string format = kLineageFormat;
   std::string target, kernel, expert_file;

@@ -61,6 +61,7 @@ std::map<std::string, std::string> expertFiles() {
 struct SourceJudge : GpuRunner {
   fs::path out;
   bool wrong_without_restrict = false;
+  double without_bounds = 0.95;  // the speed without __launch_bounds__ (1.0: it makes no difference)
   std::vector<std::string> gated;  // version ids, in the order gated
   DeviceProbe probe() override {
     DeviceProbe d;
@@ -81,7 +82,7 @@ struct SourceJudge : GpuRunner {
     const std::string text = readFile(out / "versions" / (id + ".cu"));
     const bool restrict_ = text.find("__restrict__") != std::string::npos;
     const bool bounds = text.find("__launch_bounds__") != std::string::npos;
-    double speedup = (restrict_ ? 1.0 : 0.9) * (bounds ? 1.0 : 0.95);
+    double speedup = (restrict_ ? 1.0 : 0.9) * (bounds ? 1.0 : without_bounds);
     klineage::test::setTimes(r, speedup);
     r.outcome = Outcome::Passed;
     if (wrong_without_restrict && !restrict_) {
@@ -293,4 +294,22 @@ mined_from = "a.cu:k"
   CHECK_THROWS_WITH(loadSkills({dir.string()}, transformIds(), featureIds()),
                     Catch::Contains("provenance.mined_from: needs schema = 2"));
   fs::remove_all(dir);
+}
+
+TEST_CASE("mine: a step whose forward direction does not pay stays in the lineage, not in the skills", "[mine]") {
+  Project p(4, expertFiles(), {"expert.cu"});
+  SourceJudge gpu;
+  gpu.without_bounds = 1.0;  // __launch_bounds__ changes nothing
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mine(p, gpu, dir.string());
+  REQUIRE(m.rc == 0);
+  unsigned bounds_steps = 0;
+  for (const auto& v : m.lineage.versions)
+    if (v.accepted && transformOf(v) == "launch-bounds") ++bounds_steps;
+  CHECK(bounds_steps >= 1);  // accepted and recorded
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  std::multiset<std::string> transforms;
+  for (const auto& s : skills) transforms.insert(s.transform);
+  CHECK(transforms.count("launch-bounds") == 0);
+  CHECK(transforms.count("restrict-pointers") == 2);
 }
