@@ -20,5 +20,11 @@ else()
             "${CMAKE_CURRENT_BINARY_DIR}/e2e/quickstart" "${KLINEAGE_E2E_NINJA}" "${_klineage_e2e_nvcc}"
             "${CMAKE_COMMAND}")
   set_tests_properties("e2e: quickstart without GPU" PROPERTIES LABELS e2e TIMEOUT 900)
+  add_test(NAME "e2e: experts without GPU"
+    COMMAND "${KLINEAGE_E2E_BASH}" "${CMAKE_CURRENT_LIST_DIR}/experts_nogpu.sh"
+            "$<TARGET_FILE:klineage>" "$<TARGET_FILE:klineage-runner>" "${PROJECT_SOURCE_DIR}"
+            "${CMAKE_CURRENT_BINARY_DIR}/e2e/experts" "${KLINEAGE_E2E_NINJA}" "${_klineage_e2e_nvcc}"
+            "${CMAKE_COMMAND}")
+  set_tests_properties("e2e: experts without GPU" PROPERTIES LABELS e2e TIMEOUT 1200 SKIP_RETURN_CODE 77)
 endif()
 unset(_klineage_e2e_nvcc)
