@@ -28,6 +28,7 @@
 #include "gate/judge.h"
 #include "gate_loop.h"
 #include "header_kernels.h"
+#include "run_setup.h"
 #include "select.h"
 #include "variant_source.h"
 
@@ -35,13 +36,6 @@ namespace klineage {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct OwnedSeams {
-  std::unique_ptr<Compiler> compiler;
-  std::unique_ptr<GpuBackend> backend;
-  std::unique_ptr<Capturer> capturer;
-  RecordingStatus quiet;
-};
 
 // `later` after `g`, with common factors of each multiplier and divisor cancelled: ceil(G * a*k /
 // (b*k)) is ceil(G * a / b), so an inverse that undoes a forward leaves no change.
@@ -120,15 +114,7 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   TargetSetup setup = loadTargetSetup(opt.config);
   OwnedSeams own;
   const BuildTreeLayout layout{setup.config.out_dir};
-  Status& status = seams.status ? *seams.status : own.quiet;
-  if (!seams.compiler) own.compiler = makeProcessCompiler();
-  if (!seams.backend)
-    own.backend = seams.runner ? makeLocalBackend([r = seams.runner](int) { return borrowedRunner(*r); }, 1)
-                               : makeBackend(setup.config, layout.staging().string());
-  if (!seams.capturer) own.capturer = makeProgramCapturer();
-  Pipeline p{setup, setup.config, layout, status,
-             seams.compiler ? *seams.compiler : *own.compiler, seams.backend ? *seams.backend : *own.backend,
-             seams.capturer ? *seams.capturer : *own.capturer, {}, 1, {}, false};
+  Pipeline p = makePipeline(setup, layout, seams, own);
   fs::create_directories(layout.root);
   const Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
   if (!manifest.find(opt.kernel)) {
@@ -146,20 +132,11 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   p.device = p.backend.probe();
   p.gpu = p.device.available;
   p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
-  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
-  for (const auto& k : manifest.kernels)
-    if (k.in_header && !p.originals.count(k.range.file)) p.originals[k.range.file] = readFile(k.range.file);
-  std::map<std::string, std::vector<LaunchRecord>> captured;
-  if (!p.cfg.run_command.empty() && p.gpu) {
-    try {
-      captured = obtainCaptures(p, manifest);
-    } catch (const CaptureFailed& e) {
-      p.status.error(e.what());
-      return kExitFailure;
-    }
-  }
+  readOriginals(p, manifest);
+  const auto captured = capturedLaunches(p, manifest);
+  if (!captured) return kExitFailure;
   const OriginalCubins originals = compileOriginals(p, manifest, opt.kernel);
-  const Plans plans = planKernels(p, manifest, workload, captured, originals.cubin, opt.kernel);
+  const Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.kernel);
   const KernelPlan* plan = plans.find(opt.kernel);
   if (!plan) {
     std::string why = "it was not planned";

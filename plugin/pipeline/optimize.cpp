@@ -23,6 +23,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "result_cache.h"
+#include "run_setup.h"
 #include "run_key.h"
 #include "select.h"
 #include "variant_source.h"
@@ -46,14 +47,6 @@ std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& st
 }
 
 namespace {
-
-// The real parts a run needs where the caller gave none.
-struct OwnedSeams {
-  std::unique_ptr<Compiler> compiler;
-  std::unique_ptr<GpuBackend> backend;
-  std::unique_ptr<Capturer> capturer;
-  RecordingStatus quiet;
-};
 
 Manifest extractStage(Pipeline& p) {
   Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
@@ -265,14 +258,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     std::error_code ec;
     fs::remove(layout.lastRun(), ec);
   }
-  if (!seams.compiler) own.compiler = makeProcessCompiler();
-  if (!seams.backend && !own.backend)
-    own.backend = seams.runner ? makeLocalBackend([r = seams.runner](int) { return borrowedRunner(*r); }, 1)
-                               : makeBackend(setup.config, layout.staging().string());
-  if (!seams.capturer) own.capturer = makeProgramCapturer();
-  Pipeline p{setup, setup.config, layout, status,
-             seams.compiler ? *seams.compiler : *own.compiler, seams.backend ? *seams.backend : *own.backend,
-             seams.capturer ? *seams.capturer : *own.capturer, {}, 1, {}, false};
+  Pipeline p = makePipeline(setup, layout, seams, own);
   fs::create_directories(layout.root);
   p.status.info("klineage: optimizing target '" + p.cfg.target + "' (" + std::to_string(p.cfg.sources.size()) +
                 " CUDA sources)");
@@ -299,23 +285,11 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     p.cache = &*cache;
   }
   p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
-  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
-  // Headers that define kernels are rewritten like sources: their text as read at the start too.
-  for (const auto& k : manifest.kernels)
-    if (k.in_header && !p.originals.count(k.range.file)) p.originals[k.range.file] = readFile(k.range.file);
-  std::map<std::string, std::vector<LaunchRecord>> captured;
-  if (!p.cfg.run_command.empty() && !p.gpu)
-    p.status.info("klineage: no CUDA device: the RUN program cannot be captured; using the workload where there is one");
-  if (!p.cfg.run_command.empty() && p.gpu) {
-    try {
-      captured = obtainCaptures(p, manifest);
-    } catch (const CaptureFailed& e) {
-      p.status.error(e.what());
-      return kExitFailure;
-    }
-  }
+  readOriginals(p, manifest);
+  const auto captured = capturedLaunches(p, manifest);
+  if (!captured) return kExitFailure;
   const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
-  const Plans plans = planKernels(p, manifest, workload, captured, originals.cubin, opt.only_kernel);
+  const Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.only_kernel);
   std::vector<std::unique_ptr<VariantSource>> sources;
   if (!opt.skip_skills && !opt.measure_build) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
   if (opt.measure_build) addBuiltSources(p, plans, sources);
