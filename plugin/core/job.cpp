@@ -168,6 +168,7 @@ nlohmann::json paramsToJson(const std::vector<ParamSpec>& ps) {
       q["offset_elements"] = p.offset_elements;
       q["init"] = {{"kind", initName(p.init.kind)}, {"lo", p.init.lo}, {"hi", p.init.hi}, {"value", p.init.value}};
       q["output"] = p.output;
+      if (!p.alias_of.empty()) q["alias_of"] = p.alias_of;
     } else if (isFloat(p.type)) {
       q["value"] = p.fvalue;
     } else {
@@ -243,6 +244,7 @@ std::vector<ParamSpec> paramsFromJson(const nlohmann::json& param_list) {
       p.elements = q.value("elements", 0ull);
       p.offset_elements = q.value("offset_elements", 0ull);
       p.output = q.value("output", false);
+      p.alias_of = q.value("alias_of", "");
       if (q.contains("init")) {
         const auto& in = q.at("init");
         std::string k = in.value("kind", "zeros");

@@ -80,6 +80,10 @@ struct ParamSpec {
   unsigned long long offset_elements = 0;  // pointer passed = allocation + offset (models x + 1)
   InitSpec init;
   bool output = false;     // compared after each run
+  // Set: no allocation of its own; the pointer passed points into the allocation of the buffer
+  // parameter of this name (same element type), offset_elements from that allocation's start.
+  // Models aliasing (an output that overlaps an input: `klineage mine --probe`, docs/lineage.md).
+  std::string alias_of;
 };
 
 // A __device__ variable of a module: the runner restores it before every run, and a variant whose

@@ -92,6 +92,20 @@ std::string checkParams(const std::vector<ParamSpec>& params) {
       const std::string init = checkInit(p.init, p.type);
       if (!init.empty()) return where + ": " + init;
       any_output = any_output || p.output;
+      if (!p.alias_of.empty()) {
+        const ParamSpec* t = nullptr;
+        for (const ParamSpec& q : params)
+          if (q.is_buffer && q.name == p.alias_of && &q != &p) t = &q;
+        if (!t) return where + ": alias_of \"" + p.alias_of + "\" names no other buffer parameter";
+        if (!t->alias_of.empty()) return where + ": alias_of \"" + p.alias_of + "\" is itself an alias";
+        if (t->type != p.type)
+          return where + ": alias_of \"" + p.alias_of + "\" is " + elemTypeName(t->type) + ", this buffer " +
+                 elemTypeName(p.type) + " (aliases must have the same element type)";
+        if (p.offset_elements + p.elements > t->offset_elements + t->elements)
+          return where + ": " + std::to_string(p.offset_elements) + " + " + std::to_string(p.elements) +
+                 " elements reach past the end of " + p.alias_of + "'s allocation (" +
+                 std::to_string(t->offset_elements + t->elements) + " elements)";
+      }
     } else {
       if (p.size_bytes != 1 && p.size_bytes != 2 && p.size_bytes != 4 && p.size_bytes != 8)
         return where + ": scalar size_bytes " + std::to_string(p.size_bytes) + " is not 1, 2, 4 or 8";

@@ -243,7 +243,9 @@ class JobRun {
     for (unsigned i = 0; i < params.size(); ++i) {
       const ParamSpec& p = params[i];
       unsigned char* v = &argbuf_[8 * i];
-      if (p.is_buffer) {
+      if (p.is_buffer && !p.alias_of.empty()) {
+        argv_.push_back(v);  // set below, once the buffer it points into is allocated
+      } else if (p.is_buffer) {
         Buffer b;
         b.spec = &p;
         b.param_index = i;
@@ -266,6 +268,24 @@ class JobRun {
         std::memcpy(v, &p.ivalue, p.size_bytes);  // little-endian: the low bytes
       }
       argv_.push_back(v);
+    }
+    return aliasDeclared(params);
+  }
+
+  // Buffers with alias_of point into another buffer's allocation (checked: same type, in range).
+  // That buffer is compared like an output when the alias is one, and says so in messages.
+  bool aliasDeclared(const std::vector<ParamSpec>& params) {
+    for (unsigned i = 0; i < params.size(); ++i) {
+      const ParamSpec& p = params[i];
+      if (!p.is_buffer || p.alias_of.empty()) continue;
+      Buffer* t = nullptr;
+      for (Buffer& b : buffers_)
+        if (b.name == p.alias_of) t = &b;
+      if (!t) return call(CUDA_ERROR_INVALID_VALUE, p.name + " aliases " + p.alias_of + ", which is not allocated");
+      const CUdeviceptr arg = t->base + p.offset_elements * elemSize(p.type);
+      std::memcpy(&argbuf_[8 * i], &arg, sizeof arg);
+      t->output = t->output || p.output;
+      t->label += " (" + p.name + " points into it)";
     }
     return true;
   }

@@ -7,7 +7,9 @@
 
 #include "core/fill.h"
 #include "fake_cuda.h"
+#include "runner/job_check.h"
 #include "runner/run_job.h"
+#include "support/temp_dir.h"
 
 using namespace klineage;
 using fake::Launch;
@@ -310,4 +312,129 @@ TEST_CASE("runner: timing stops once the slower kernel has max_ms of summed time
               timed(0.05f, [](const Launch& l) { return saxpyBody(l); }));
   REQUIRE(r.original_time);
   CHECK(r.original_time->runs == 2000);
+}
+
+TEST_CASE("runner: offset_elements passes a pointer that many elements into its allocation (a misaligned one)", "[runner]") {
+  // One f32 element is 4 bytes: the pointer is 4 bytes past a 256-byte boundary, so not 16-byte
+  // aligned (the precondition probe `klineage mine --probe` runs for aligned16, docs/lineage.md).
+  RunnerJob job = saxpyJob();
+  job.params[2].offset_elements = 1;
+  job.params[3].offset_elements = 1;
+  job.profile.enabled = false;
+  std::vector<unsigned long long> seen;
+  auto watch = [&seen](const Launch& l) {
+    seen.push_back(l.arg<CUdeviceptr>(2) % 16);
+    seen.push_back(l.arg<CUdeviceptr>(3) % 16);
+    return saxpyBody(l);
+  };
+  RunnerResult r = runWith(job, timed(1.0f, watch), timed(0.5f, watch));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE_FALSE(seen.empty());
+  for (unsigned long long m : seen) CHECK(m == 4);
+  // a variant that assumes 16-byte alignment (reads from the aligned address below) is caught
+  RunnerResult wrong = runWith(job, original(), timed(0.5f, [](const Launch& l) {
+                                 const int n = l.arg<int>(0);
+                                 const float a = l.arg<float>(1);
+                                 const float* x = reinterpret_cast<const float*>(
+                                     reinterpret_cast<uintptr_t>(l.ptr<float>(2)) & ~uintptr_t{15});
+                                 float* y = l.ptr<float>(3);
+                                 for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+                                 return CUDA_SUCCESS;
+                               }));
+  CHECK(wrong.outcome == Outcome::WrongResult);
+}
+
+namespace {
+
+// y = a * x + y in two passes (y += x, then y += (a - 1) * x): the same as saxpy unless y and x
+// overlap, like a variant that assumes no aliasing (__restrict__).
+CUresult twoPassSaxpy(const Launch& l) {
+  const int n = l.arg<int>(0);
+  const float a = l.arg<float>(1);
+  const float* x = l.ptr<float>(2);
+  float* y = l.ptr<float>(3);
+  for (int i = 0; i < n; ++i) y[i] += x[i];
+  for (int i = 0; i < n; ++i) y[i] += (a - 1) * x[i];
+  return CUDA_SUCCESS;
+}
+
+RunnerJob aliasedJob() {
+  RunnerJob job = saxpyJob();
+  job.params[3].alias_of = "x";  // y = x: in place
+  job.params[3].init = {};
+  job.profile.enabled = false;
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("runner: alias_of makes a buffer point into another's allocation, compared as an output", "[runner]") {
+  RunnerJob job = aliasedJob();
+  std::vector<bool> same;
+  RunnerResult r = runWith(job, timed(1.0f,
+                                      [&same](const Launch& l) {
+                                        same.push_back(l.arg<CUdeviceptr>(2) == l.arg<CUdeviceptr>(3));
+                                        return saxpyBody(l);
+                                      }),
+                           original());
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE_FALSE(same.empty());
+  for (bool s : same) CHECK(s);
+  REQUIRE(r.compares.size() == 1);  // x, which y writes through
+  CHECK(r.compares[0].param == "x");
+
+  // Without aliasing the two-pass variant is right; with y = x it is not.
+  RunnerJob plain = saxpyJob();
+  plain.profile.enabled = false;
+  CHECK(runWith(plain, original(), timed(0.5f, twoPassSaxpy)).outcome == Outcome::Passed);
+  RunnerResult aliased = runWith(job, original(), timed(0.5f, twoPassSaxpy));
+  CHECK(aliased.outcome == Outcome::WrongResult);
+  CHECK_THAT(aliased.reason, Catch::Contains("x[0]"));
+
+  // y one element into x: overlapping, not equal
+  job.params[3].offset_elements = 1;
+  job.params[3].elements = kN - 1;
+  std::vector<long long> diff;
+  r = runWith(job, timed(1.0f,
+                         [&diff](const Launch& l) {
+                           diff.push_back(static_cast<long long>(l.arg<CUdeviceptr>(3) - l.arg<CUdeviceptr>(2)));
+                           return CUDA_SUCCESS;
+                         }),
+              timed(1.0f, [](const Launch&) { return CUDA_SUCCESS; }));
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE_FALSE(diff.empty());
+  CHECK(diff[0] == 4);
+}
+
+TEST_CASE("runner: a malformed alias is a malformed job", "[runner]") {
+  klineage::test::TempDir dir("alias-job");
+  const std::string cubin = dir.write("k.cubin", "fake");
+  auto check = [&](RunnerJob job) {
+    job.original.cubin = job.variant.cubin = cubin;
+    const std::string path = dir.write("job.json", nlohmann::json(job).dump());
+    RunnerJob back;
+    return runner::readJob(path, &back);
+  };
+  RunnerJob ok = aliasedJob();
+  CHECK(check(ok).empty());
+  RunnerJob read;
+  const std::string path = dir.write("job2.json", [&] {
+    RunnerJob j = ok;
+    j.original.cubin = j.variant.cubin = cubin;
+    return nlohmann::json(j).dump();
+  }());
+  REQUIRE(runner::readJob(path, &read).empty());
+  CHECK(read.params[3].alias_of == "x");
+
+  RunnerJob unknown = aliasedJob();
+  unknown.params[3].alias_of = "z";
+  CHECK_THAT(check(unknown), Catch::Contains("params[3] (y): alias_of \"z\" names no other buffer parameter"));
+  RunnerJob too_long = aliasedJob();
+  too_long.params[3].offset_elements = 1;
+  CHECK_THAT(check(too_long), Catch::Contains("reach past the end of x's allocation"));
+  RunnerJob other_type = aliasedJob();
+  other_type.params[3].type = ElemType::I32;
+  CHECK_THAT(check(other_type), Catch::Contains("the same element type"));
 }
