@@ -414,14 +414,15 @@ void validateWorkload(const Workload& w, const Manifest& m) {
 
 WorkloadFacts deriveFacts(const PreparedLaunch& launch) {
   WorkloadFacts f;
+  f.any_overlap = false;  // every buffer is its own allocation, unless one aliases another
   for (const auto& p : launch.params) {
     if (!p.is_buffer) continue;
     unsigned long long bytes = p.offset_elements * elemSize(p.type);
     unsigned align = kAllocationAlignment;
     if (bytes != 0) align = static_cast<unsigned>(std::min<unsigned long long>(kAllocationAlignment, bytes & (~bytes + 1)));
     f.alignment[p.name] = align;
+    if (!p.alias_of.empty()) f.any_overlap = true;  // a probe's (core/precondition_probes.h)
   }
-  f.any_overlap = false;  // every buffer is its own allocation
   f.grid = launch.grid;
   f.block = launch.block;
   f.block_threads = launch.block.x * launch.block.y * launch.block.z;

@@ -86,7 +86,7 @@ struct WorkloadFacts {
 };
 
 // Allocations are 256-byte aligned and distinct, so alignment follows from offset * element size
-// and buffers never overlap.
+// and buffers never overlap (but for a buffer that aliases another, ParamSpec::alias_of).
 constexpr unsigned kAllocationAlignment = 256;
 WorkloadFacts deriveFacts(const PreparedLaunch& launch);
 
