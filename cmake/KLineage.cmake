@@ -75,6 +75,7 @@ Commands
 
   ``BUDGET <n>``
     At most ``<n>`` variants are gated per kernel (positive integer, default 16).
+    ``KLINEAGE_BUDGET`` sets a default for every target.
 
   ``TIMEOUT <seconds>``
     Time limit of one gated run (positive number, default 10).
@@ -460,12 +461,19 @@ function(klineage_optimize target)
   endif()
 
   set(budget 16)
-  if(DEFINED arg_BUDGET)
-    if(NOT arg_BUDGET MATCHES "^[0-9]+$" OR arg_BUDGET EQUAL 0)
-      message(FATAL_ERROR "${fn}: BUDGET must be a positive integer, got '${arg_BUDGET}'")
-    endif()
-    math(EXPR budget "${arg_BUDGET}")
+  set(budget_from "BUDGET")
+  if(NOT "${KLINEAGE_BUDGET}" STREQUAL "")
+    set(budget "${KLINEAGE_BUDGET}")
+    set(budget_from "KLINEAGE_BUDGET")
   endif()
+  if(DEFINED arg_BUDGET)
+    set(budget "${arg_BUDGET}")
+    set(budget_from "BUDGET")
+  endif()
+  if(NOT budget MATCHES "^[0-9]+$" OR budget EQUAL 0)
+    message(FATAL_ERROR "${fn}: ${budget_from} must be a positive integer, got '${budget}'")
+  endif()
+  math(EXPR budget "${budget}")
 
   set(timeout 10)
   if(DEFINED arg_TIMEOUT)

@@ -5,7 +5,10 @@
 #   2. no-op: again, nothing changed (the whole-run key matches: nothing is extracted or gated);
 #   3. after an edit: a copy of the example with relu.cu changed (a comment): the cached saxpy
 #      results are reused, relu is gated again.
-# Prints the three times and the variants gated in each; asserts the no-op gated nothing.
+# Prints the three times and the variants gated in each; asserts the no-op gated nothing. The
+# cold run's runner logs go to <work-dir>/runner-logs.tgz, and where its jobs spent their time
+# (the runner's stamped phases: start-up, inputs, checks, probes, timing) is printed.
+# QS_BUDGET sets KLINEAGE_BUDGET (variants per kernel; default: the target's).
 # Usage: scripts/gpu-speed.sh <klineage-install-prefix> <work-dir>
 set -uo pipefail
 prefix=$(realpath "$1"); work=$(mkdir -p "$2" && realpath "$2")
@@ -14,7 +17,7 @@ source "$root/tests/gpu/lib.sh"
 src="$work/quickstart"
 rm -rf "$src" "$work/build"
 cp -r "$root/examples/quickstart" "$src"
-cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log" 2>&1 ||
+cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" ${QS_BUDGET:+-DKLINEAGE_BUDGET=$QS_BUDGET} >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
 timed() {  # timed <name>: ninja optimize, its seconds and how many variants it gated
   local t0 t1 rc
@@ -29,6 +32,8 @@ timed() {  # timed <name>: ninja optimize, its seconds and how many variants it 
   return $rc
 }
 timed cold; check "cold ninja optimize exits 0" test $? -eq 0
+(cd "$work/build" && find . -name runner.log | tar czf "$work/runner-logs.tgz" -T -)
+python3 "$root/scripts/runner-phases.py" $(find "$work/build" -name runner.log)
 timed noop; check "no-op ninja optimize exits 0" test $? -eq 0
 check "the no-op run says nothing changed" grep -q "nothing changed" "$work/noop.log"
 echo "// edited by gpu-speed.sh" >>"$src/src/relu.cu"

@@ -371,6 +371,7 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
   j["widened_rtol"] = r.widened_rtol;
   j["seeds_used"] = r.seeds_used;
   j["timed_runs_checked"] = r.timed_runs_checked;
+  j["timed_runs_checked_on_gpu"] = r.timed_runs_checked_on_gpu;
   j["probes_checked"] = r.probes_checked;
 }
 
@@ -409,6 +410,7 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.widened_rtol = j.value("widened_rtol", 0.0);
   r.seeds_used = j.value("seeds_used", std::vector<uint64_t>{});
   r.timed_runs_checked = j.value("timed_runs_checked", 0u);
+  r.timed_runs_checked_on_gpu = j.value("timed_runs_checked_on_gpu", 0u);
   r.probes_checked = j.value("probes_checked", 0u);
 }
 

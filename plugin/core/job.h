@@ -222,6 +222,7 @@ struct RunnerResult {
   // What was checked (docs/runner-job.md, "What the runner checks"):
   std::vector<uint64_t> seeds_used;  // every input set, the random ones included
   unsigned timed_runs_checked = 0;   // timed variant runs whose outputs were compared
+  unsigned timed_runs_checked_on_gpu = 0;  // of those, found exactly right on the GPU (no copy to the host)
   unsigned probes_checked = 0;
 };
 

@@ -1,4 +1,5 @@
 #include "runner/run_job.h"
+#include "runner/device_diff.h"
 
 #include <algorithm>
 #include <atomic>
@@ -42,6 +43,7 @@ struct Buffer {
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
+  CUdeviceptr expected_dev = 0;       // outputs, while timing: `expected` on the device (0: none)
   // declared workloads
   const ParamSpec* spec = nullptr;
   unsigned param_index = 0;
@@ -58,10 +60,12 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// With the seconds since the job started, so a runner.log shows where a job spends its time.
+// With the seconds since the process started (static initialization: before the driver is
+// loaded), so a runner.log shows where a job spends its time, CUDA's start-up included.
+const auto kProcessStart = std::chrono::steady_clock::now();
+
 void progress(const std::string& line) {
-  static const auto t0 = std::chrono::steady_clock::now();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
   std::fprintf(stderr, "klineage-runner: [%.2f s] %s\n", s, line.c_str());
 }
 
@@ -216,17 +220,20 @@ class JobRun {
   std::vector<void*> argv_;            // cuLaunchKernel's kernelParams, pointing into argbuf_
   std::vector<unsigned char> guard_pattern_, scratch_;
   std::mt19937_64 rng_;
+  DeviceDiff diff_{cu_};              // timed runs' checks on the GPU first
 
   // --- the declared workload: generated inputs, one run each per seed --------------------------
 
   RunnerResult runDeclared() {
     if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocateDeclared(job_.params)) return stop();
+    progress("kernels loaded, " + std::to_string(buffers_.size()) + " buffer(s) of " + mib(buffers_) + " allocated");
     std::vector<uint64_t> seeds = job_.seeds;
     for (unsigned i = 0; i < job_.random_seeds; ++i) seeds.push_back(randomSeed());
     for (uint64_t seed : seeds) {
       res_.seeds_used.push_back(seed);
       if (!checkSeed(seed, "seed " + std::to_string(seed) + ": ")) return stop();
     }
+    progress("outputs match on " + std::to_string(seeds.size()) + " input set(s)");
     if (!checkProbes()) return stop();
     return profileIfAsked("outputs match on " + std::to_string(seeds.size()) + " input set(s)" + probesText());
   }
@@ -355,6 +362,8 @@ class JobRun {
     std::string why;
     if (!loadKernel(Which::Original)) return stop();
     if (!allocateReplay(&why)) return why.empty() ? stop() : inputError(why);
+    progress("kernel loaded, " + std::to_string(buffers_.size()) + " recorded allocation(s) of " + mib(buffers_) +
+             " read and uploaded");
     if (!runOnce(Which::Original, &Buffer::expected) || !checkDeterminism()) return stop();
     if (job_.replay->check_fidelity) {
       bool reproduced = false;
@@ -785,6 +794,12 @@ class JobRun {
     return reject(Outcome::WrongResult, first + (others.empty() ? "" : "; also differ: " + others));
   }
 
+  static std::string mib(const std::vector<Buffer>& bs) {
+    size_t bytes = 0;
+    for (const Buffer& b : bs) bytes += b.bytes;
+    return fmt("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  }
+
   RunnerResult profileIfAsked(const std::string& matched) {
     progress(matched);
     if (!job_.profile.enabled) {
@@ -797,15 +812,51 @@ class JobRun {
     return res_;
   }
 
-  // A timed variant run whose outputs (and guards, inputs, state) are checked like the others.
+  // A timed variant run whose outputs (and guards, inputs, state) are checked like the others:
+  // on the GPU first (no copy to the host when every buffer holds exactly what it must), on the
+  // host, which gives the verdict, when anything may differ.
   bool checkTimedRun(unsigned run) {
+    if (!checkGuards(Which::Variant) || !checkGlobals(Which::Variant)) return false;
+    if (sameOnDevice()) {
+      ++res_.timed_runs_checked;
+      ++res_.timed_runs_checked_on_gpu;
+      return true;
+    }
     if (!checkAfterRun(Which::Variant, &Buffer::actual)) return false;
     ++res_.timed_runs_checked;
     return compareVariant("timed run " + std::to_string(run + 1) + ": ");
   }
 
+  // Every buffer holds, bit for bit, what a correct run leaves: outputs the original's outputs
+  // (expected_dev), other buffers their initial contents (pristine).
+  bool sameOnDevice() {
+    for (const Buffer& b : buffers_) {
+      if (!b.bytes) continue;
+      const CUdeviceptr want = b.output ? b.expected_dev : b.pristine;
+      if (!want || !diff_.same(b.base, want, b.bytes, b.type)) return false;
+    }
+    return true;
+  }
+
+  // The original's outputs of the current input set, uploaded for sameOnDevice(); a buffer that
+  // does not fit keeps expected_dev 0 (its checks go to the host).
+  void uploadExpected() {
+    for (Buffer& b : buffers_) {
+      if (!b.output || !b.bytes || b.expected.size() != b.bytes || b.expected_dev) continue;
+      if (cu_.cuMemAlloc(&b.expected_dev, b.bytes) != CUDA_SUCCESS) {
+        b.expected_dev = 0;
+        continue;
+      }
+      if (cu_.cuMemcpyHtoD(b.expected_dev, b.expected.data(), b.bytes) != CUDA_SUCCESS) {
+        cu_.cuMemFree(b.expected_dev);
+        b.expected_dev = 0;
+      }
+    }
+  }
+
   bool profile() {
     const ProfileSpec& p = job_.profile;
+    uploadExpected();
     const unsigned long long flush_bytes = p.flush_bytes ? p.flush_bytes : 2ull * static_cast<unsigned long long>(dev_.l2_bytes);
     CUdeviceptr flush = 0;
     if (flush_bytes && !call(cu_.cuMemAlloc(&flush, flush_bytes), "allocating the L2 flush buffer")) return false;
@@ -858,7 +909,8 @@ class JobRun {
     fasterBeyondNoise(*res_.original_time, *res_.variant_time, &res_.speedup, &res_.noise);
     res_.outcome = Outcome::Passed;
     progress(std::to_string(times[0].size()) + " timed runs each (" + std::to_string(res_.timed_runs_checked) +
-             " of the variant's checked): original median " + fmt("%.4f ms", res_.original_time->median_ms) +
+             " of the variant's checked, " + std::to_string(res_.timed_runs_checked_on_gpu) + " on the GPU" +
+             (diff_.unavailable().empty() ? "" : ": " + diff_.unavailable()) + "): original median " + fmt("%.4f ms", res_.original_time->median_ms) +
              ", variant " + fmt("%.4f ms", res_.variant_time->median_ms) + fmt(": %.2fx", res_.speedup) +
              fmt(", noise %.1f%%", 100 * res_.noise));
     return true;

@@ -28,6 +28,7 @@ struct State {
   std::vector<std::unique_ptr<float>> events;
   float last_ms = 0;
   CUresult sticky = CUDA_SUCCESS;
+  unsigned diff_modules = 0;
 };
 State& st() {
   static State s;
@@ -91,6 +92,36 @@ CUresult moduleLoad(CUmodule* m, const char* path) {
   st().modules.push_back(std::move(lm));
   return CUDA_SUCCESS;
 }
+// The runner's device comparison (runner/device_diff.cu) on the host, with its rule: count the
+// words whose bits differ, or (float rule) that hold a NaN other than the all-0xFF poison.
+template <typename W>
+CUresult diffKernel(const Launch& l, W exp_mask, W man_mask) {
+  const W* a = l.ptr<W>(0);
+  const W* b = l.ptr<W>(1);
+  const auto n = l.arg<unsigned long long>(2);
+  const int float_rule = l.arg<int>(3);
+  auto* count = l.ptr<unsigned long long>(4);
+  if (!a || !b || !count) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  for (unsigned long long i = 0; i < n; ++i) {
+    const W x = a[i], y = b[i];
+    const bool nan = (x & exp_mask) == exp_mask && (x & man_mask) != 0 && x != static_cast<W>(~W(0));
+    if (x != y || (float_rule && nan)) ++*count;
+  }
+  return CUDA_SUCCESS;
+}
+bool jit_available = true;
+CUresult moduleLoadData(CUmodule* m, const void*) {
+  if (!jit_available) return CUDA_ERROR_INVALID_PTX;
+  auto lm = std::make_unique<LoadedModule>();
+  lm->m.kernels["kl_diff32"] = [](const Launch& l, float*) { return diffKernel<uint32_t>(l, 0x7f800000u, 0x007fffffu); };
+  lm->m.kernels["kl_diff64"] = [](const Launch& l, float*) {
+    return diffKernel<uint64_t>(l, 0x7ff0000000000000ull, 0x000fffffffffffffull);
+  };
+  *m = reinterpret_cast<CUmodule>(lm.get());
+  st().modules.push_back(std::move(lm));
+  ++st().diff_modules;
+  return CUDA_SUCCESS;
+}
 CUresult moduleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   auto* lm = reinterpret_cast<LoadedModule*>(m);
   auto it = lm->m.kernels.find(name);
@@ -146,7 +177,11 @@ CUresult errorName(CUresult r, const char** s) {
 
 }  // namespace
 
-void reset() { st() = State{}; }
+void reset() {
+  st() = State{};
+  jit_available = true;
+}
+void setJitAvailable(bool on) { jit_available = on; }
 void addModule(const std::string& path, Module m) { st().registered[path] = std::move(m); }
 void* hostPointer(CUdeviceptr p) {
   auto [a, off] = find(p, 0);
@@ -163,6 +198,8 @@ runner::CudaApi api() {
   a.cuGetErrorName = errorName;
   a.cuCtxSynchronize = ctxSynchronize;
   a.cuModuleLoad = moduleLoad;
+  a.cuModuleLoadData = moduleLoadData;
+  a.cuModuleUnload = [](CUmodule) { return CUDA_SUCCESS; };
   a.cuModuleGetFunction = moduleGetFunction;
   a.cuModuleGetGlobal = moduleGetGlobal;
   a.cuFuncSetAttribute = funcSetAttribute;

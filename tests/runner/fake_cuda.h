@@ -41,6 +41,9 @@ void reset();
 void addModule(const std::string& path, Module m);
 void* hostPointer(CUdeviceptr p);  // into a live allocation, else nullptr
 unsigned long long liveBytes();    // bytes allocated and not freed
+// cuModuleLoadData (the runner's device comparison, run on the host): off makes it fail like a
+// PTX JIT error, so the runner must compare on the host.
+void setJitAvailable(bool on);
 
 runner::CudaApi api();
 runner::Device device();

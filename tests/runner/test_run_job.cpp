@@ -438,3 +438,62 @@ TEST_CASE("runner: a malformed alias is a malformed job", "[runner]") {
   other_type.params[3].type = ElemType::I32;
   CHECK_THAT(check(other_type), Catch::Contains("the same element type"));
 }
+
+TEST_CASE("runner: timed runs whose buffers are exactly right are checked on the device, no copy to the host", "[runner]") {
+  RunnerResult r = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  REQUIRE(r.timed_runs_checked >= 1);
+  CHECK(r.timed_runs_checked_on_gpu == r.timed_runs_checked);
+
+  // Without the comparison module (a PTX JIT failure) every check is the host's, as before.
+  fake::reset();
+  fake::setJitAvailable(false);
+  fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+  fake::addModule("var.cubin", {{{"saxpy", timed(0.5f, [](const Launch& l) { return saxpyBody(l); })}}, {}});
+  RunnerResult host = runner::runJob(fake::api(), fake::device(), saxpyJob());
+  CHECK(host.outcome == Outcome::Passed);
+  CHECK(host.timed_runs_checked >= 1);
+  CHECK(host.timed_runs_checked_on_gpu == 0);
+}
+
+TEST_CASE("runner: a timed run within tolerance but not bit-equal goes to the host comparison, which accepts it", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.tolerance = {1e-6, 1e-3};
+  // A reordering of its arithmetic: the last bit of some outputs differs.
+  RunnerResult r = runWith(job, original(), timed(0.5f, [](const Launch& l) {
+                             saxpyBody(l);
+                             float* y = l.ptr<float>(3);
+                             for (int i = 0; i < l.arg<int>(0); i += 7) y[i] = std::nextafter(y[i], 10.0f);
+                             return CUDA_SUCCESS;
+                           }));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.timed_runs_checked >= 1);
+  CHECK(r.timed_runs_checked_on_gpu == 0);
+}
+
+TEST_CASE("runner: the device check never accepts what the host rejects: a computed NaN, a written input", "[runner]") {
+  // The variant writes NaN where the original does too: the same bits, but the host comparison
+  // rejects computed NaNs, so the device check must hand it over (and the host reject it).
+  auto nan_at_5 = [](const Launch& l) {
+    saxpyBody(l);
+    l.ptr<float>(3)[5] = std::nanf("");
+    return CUDA_SUCCESS;
+  };
+  RunnerResult nan = runWith(saxpyJob(), timed(1.0f, nan_at_5), timed(0.5f, nan_at_5));
+  CHECK(nan.outcome == Outcome::WrongResult);
+  CHECK(nan.timed_runs_checked_on_gpu == 0);
+
+  // Right on the input sets, then (timed runs) writes its input x: the device check sees x differ
+  // from its initial contents and the host names it.
+  auto calls = std::make_shared<int>(0);
+  RunnerResult in = runWith(saxpyJob(), original(), [calls](const Launch& l, float* ms) {
+    *ms = 0.5f;
+    saxpyBody(l);
+    if ((*calls)++ >= 6) l.ptr<float>(2)[3] += 1.0f;
+    return CUDA_SUCCESS;
+  });
+  CHECK(in.outcome == Outcome::WrongResult);
+  CHECK_THAT(in.reason, Catch::Contains("input x"));
+}
