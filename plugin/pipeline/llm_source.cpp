@@ -171,11 +171,9 @@ class LlmSource : public VariantSource {
   bool transformApplies(Pipeline& p, const KernelPlan& plan, const Skill& s) {
     const Transform* t = findTransform(s.transform);
     if (!t) return false;
-    TransformFacts tf;
-    tf.block_size = plan.block_size;
-    tf.block = plan.block_shape;
+    // The transform alone on the original: no earlier step has changed the launch.
     return applyStep(p.originals, p.setup.clang_args, plan.info->range.file, plan.info->name, *t, Direction::Forward,
-                     paramsOf(s), tf)
+                     paramsOf(s), factsFor(plan, GeometryChange{}))
         .applied;
   }
 

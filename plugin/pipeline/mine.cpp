@@ -50,18 +50,6 @@ GeometryChange composeGeometry(GeometryChange g, const GeometryChange& later) {
   return g;
 }
 
-// The block every launch of this version uses (the expert's, with the path's launch change).
-TransformFacts factsFor(const KernelPlan& plan, const GeometryChange& g) {
-  TransformFacts tf;
-  if (plan.block_shape) {
-    tf.block = applyBlock(g, *plan.block_shape);
-    tf.block_size = tf.block->x * tf.block->y * tf.block->z;
-  } else if (plan.block_size && !g.block_x && !g.block_y) {
-    tf.block_size = plan.block_size;
-  }
-  return tf;
-}
-
 // The facts the mined skill's forward step may require, kept when the workload proves them for
 // the simplified version (its launch as the path changed it).
 std::vector<std::string> factsHeld(const KernelPlan& plan, const KernelInfo& k, const GeometryChange& g) {

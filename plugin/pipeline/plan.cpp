@@ -7,6 +7,7 @@
 #include "core/launch_eval.h"
 #include "gate_jobs.h"
 #include "header_kernels.h"
+#include "transform.h"
 
 namespace klineage {
 
@@ -178,6 +179,17 @@ void instantiatePlan(Pipeline& p, KernelPlan& plan, const KernelInfo& k) {
 }
 
 }  // namespace
+
+TransformFacts factsFor(const KernelPlan& plan, const GeometryChange& geometry) {
+  TransformFacts tf;
+  if (plan.block_shape) {
+    tf.block = applyBlock(geometry, *plan.block_shape);
+    tf.block_size = tf.block->x * tf.block->y * tf.block->z;
+  } else if (plan.block_size && !geometry.block_x && !geometry.block_y) {
+    tf.block_size = plan.block_size;  // a changed block of unknown shape has no known size
+  }
+  return tf;
+}
 
 Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Workload>& workload,
                   const std::map<std::string, std::vector<LaunchRecord>>& captured,

@@ -14,6 +14,8 @@
 
 namespace klineage {
 
+struct TransformFacts;  // rewriter/transform.h
+
 struct KernelPlan {
   // The kernel as gated: the manifest's entry, or for a template kernel the instantiation gated
   // (its mangled name and parameter types), and for a header kernel the unit it compiles through
@@ -41,6 +43,9 @@ struct KernelPlan {
   std::optional<LaunchSite> site;             // the launch site whose geometry is gated (evaluable)
   std::vector<Probe> probes;                  // other sizes every variant must be right on
 };
+
+// The block a transform sees (TransformFacts) once the steps before it changed the launch by `geometry`.
+TransformFacts factsFor(const KernelPlan& plan, const GeometryChange& geometry);
 
 struct Pipeline;
 

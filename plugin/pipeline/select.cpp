@@ -94,15 +94,16 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
     trial[v.kernel_file] = readFile(v.source);
     return "";
   }
-  TransformFacts tf;
-  tf.block_size = plan.block_size;
-  tf.block = plan.block_shape;
+  // Each step sees the launch as the steps before it left it: after a block-size step the next
+  // one is written for the new block.
+  GeometryChange geometry;
   for (const auto& sid : v.skills) {
     const Skill* s = skillById(skills, sid);
     StepResult st = s ? applyStep(trial, p.setup.clang_args, v.kernel_file, v.kernel, *findTransform(s->transform),
-                                  Direction::Forward, paramsOf(*s), tf, v.unit)
+                                  Direction::Forward, paramsOf(*s), factsFor(plan, geometry), v.unit)
                       : StepResult{};
     if (!st.applied) return "re-applying " + sid + " to " + v.kernel + " for the selected source failed: " + st.reason;
+    geometry.compose(st.geometry);
     trial = std::move(st.overlay);
   }
   if (v.skills.empty() || trial.at(v.kernel_file) == readFile(v.source)) return "";

@@ -454,3 +454,96 @@ TEST_CASE("seams: a winner whose re-applied source differs from the gated one ke
   CHECK(differs.selection.sources.empty());
   CHECK(status.saw("would differ from the gated variant; keeping the original"));
 }
+
+TEST_CASE("plan: factsFor gives a transform the block as the earlier steps left the launch", "[pipeline][select]") {
+  KernelPlan plan;
+  plan.block_shape = Dim3{256, 1, 1};
+  plan.block_size = 256;
+  TransformFacts none = factsFor(plan, GeometryChange{});
+  REQUIRE(none.block);
+  CHECK(*none.block == Dim3{256, 1, 1});
+  CHECK(none.block_size == 256);
+  GeometryChange g;
+  g.block_x = 32;
+  g.block_y = 8;
+  TransformFacts changed = factsFor(plan, g);
+  REQUIRE(changed.block);
+  CHECK(*changed.block == Dim3{32, 8, 1});
+  CHECK(changed.block_size == 256);
+  g.block_y.reset();
+  g.block_x = 128;
+  CHECK(factsFor(plan, g).block_size == 128);
+  // only the size known: a changed block has none
+  KernelPlan sized;
+  sized.block_size = 256;
+  CHECK(factsFor(sized, GeometryChange{}).block_size == 256);
+  CHECK_FALSE(factsFor(sized, g).block_size);
+  CHECK_FALSE(factsFor(sized, g).block);
+  CHECK_FALSE(factsFor(KernelPlan{}, GeometryChange{}).shape());
+}
+
+TEST_CASE("seams: a winner's chain is re-applied with the block its earlier steps launch", "[pipeline][select]") {
+  // block-size-128 launches 128 threads instead of 48; only then is block-reduce-atomic possible
+  // (it needs a multiple of 32). Re-applied with the original's block, the second step refuses.
+  const std::string sum =
+      "__global__ void sum(int n, const float* x, float* out) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) atomicAdd(out, x[i]);\n"
+      "}\n";
+  Project proj(1, {{"src/sum.cu", sum}}, {"sum.cu"});
+  TargetSetup setup = loadTargetSetup(proj.config);
+  FakeCompiler cc;
+  ReplayRunner gpu;
+  auto backend = makeLocalBackend([&](int) { return borrowedRunner(gpu); }, 1);
+  FakeCapturer cap;
+  RecordingStatus status;
+  Pipeline p{setup, setup.config, BuildTreeLayout{setup.config.out_dir}, status, cc, *backend, cap, {}, 1, {}, true};
+  for (const auto& f : setup.originals) p.originals[f] = readFile(f);
+  const Manifest manifest = extractManifest(setup.config.target, setup.toParse());
+  const std::vector<Skill> skills = loadSkills(setup.config.skills, transformIds(), featureIds());
+  auto skill = [&](const std::string& id) {
+    for (const auto& s : skills)
+      if (s.id == id) return &s;
+    FAIL("no skill " << id);
+    return static_cast<const Skill*>(nullptr);
+  };
+  const Skill* block = skill("block-size-128");
+  const Skill* reduce = skill("block-reduce-atomic");
+  const std::string file = (proj.root / "src/sum.cu").string();
+  Plans plans;
+  KernelPlan kp;
+  kp.info = manifest.find("sum");
+  REQUIRE(kp.info);
+  kp.block_shape = Dim3{48, 1, 1};
+  kp.block_size = 48;
+  kp.geometry_may_change = true;
+  plans.kernels.push_back(kp);
+
+  // the chain as the search makes it: the second step sees the 128-thread block
+  StepResult first = applyStep(p.originals, setup.clang_args, file, "sum", *findTransform(block->transform),
+                               Direction::Forward, paramsOf(*block), factsFor(kp, GeometryChange{}));
+  REQUIRE(first.applied);
+  REQUIRE(first.geometry.block_x == 128);
+  StepResult second = applyStep(first.overlay, setup.clang_args, file, "sum", *findTransform(reduce->transform),
+                                Direction::Forward, paramsOf(*reduce), factsFor(kp, first.geometry));
+  INFO(second.reason);
+  REQUIRE(second.applied);
+  GeometryChange chain_geometry = first.geometry;
+  chain_geometry.compose(second.geometry);
+
+  VariantReport rep;
+  rep.variant.id = "sum/1";
+  rep.variant.kernel = "sum";
+  rep.variant.kernel_file = file;
+  rep.variant.skills = {"block-size-128", "block-reduce-atomic"};
+  rep.variant.transforms = {"block-size", "block-reduce-atomic"};
+  rep.variant.geometry = chain_geometry;
+  rep.variant.source = proj.write("gated/sum.cu", second.overlay.at(file));
+  rep.outcome = Outcome::Passed;
+  rep.speedup = 3.0;
+  const std::map<std::string, const VariantReport*> best{{"sum", &rep}};
+  SelectedFiles sel = buildSelectedSources(p, best, plans, skills, manifest, (proj.root / "sel").string());
+  CHECK_FALSE(status.saw("keeping the original"));
+  REQUIRE(sel.selection.sources.size() == 1);
+  CHECK(sel.texts.at(file) == second.overlay.at(file));
+}
