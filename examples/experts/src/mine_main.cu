@@ -66,10 +66,9 @@ struct Buf {
   }
 };
 
-// Runs one launch and waits for it.
-bool launched(bool good, cudaError_t e, const char* kernel) {
-  return good && ok(e, kernel) && ok(cudaDeviceSynchronize(), kernel);
-}
+// A launch's status, then its completion (`good = good && launched(launch_...(...), "...")`: no
+// launch after a failed allocation or copy).
+bool launched(cudaError_t e, const char* kernel) { return ok(e, kernel) && ok(cudaDeviceSynchronize(), kernel); }
 
 // ---------------------------------------------------------------- checks, as src/main.cu
 
@@ -126,7 +125,7 @@ bool elementwise(const Sizes& s) {
     const float a = 2.0f;
     std::vector<double> want(n);
     for (int i = 0; i < n; ++i) want[i] = double(std::fma(a, hx[i], hy[i]));
-    good = launched(good, launch_mine_saxpy(n, a, x.p, y.p), "mine_saxpy");
+    good = good && launched(launch_mine_saxpy(n, a, x.p, y.p), "mine_saxpy");
     all = report("mine_saxpy", good && compare("mine_saxpy", y.download(), want, 1e-5, 1e-6) && good) && all;
   }
   {  // relu: exact
@@ -136,7 +135,7 @@ bool elementwise(const Sizes& s) {
     out.poison();
     std::vector<double> want(n);
     for (int i = 0; i < n; ++i) want[i] = hx[i] > 0 ? hx[i] : 0.0;
-    good = launched(good, launch_mine_relu(n, in.p, out.p), "mine_relu");
+    good = good && launched(launch_mine_relu(n, in.p, out.p), "mine_relu");
     all = report("mine_relu", good && compare("mine_relu", out.download(), want, 0.0, 0.0) && good) && all;
   }
   {  // bias_gelu: erf GELU of (in + bias[col])
@@ -150,7 +149,7 @@ bool elementwise(const Sizes& s) {
       float v = hx[i] + hb[i % cols];
       want[i] = 0.5 * double(v) * (1.0 + std::erf(double(v * 0.70710678f)));
     }
-    good = launched(good, launch_mine_bias_gelu(n, cols, in.p, bias.p, out.p), "mine_bias_gelu");
+    good = good && launched(launch_mine_bias_gelu(n, cols, in.p, bias.p, out.p), "mine_bias_gelu");
     all = report("mine_bias_gelu", good && compare("mine_bias_gelu", out.download(), want, 1e-5, 1e-6) && good) && all;
   }
   return all;
@@ -168,7 +167,7 @@ bool reductions(const Sizes& s) {
     std::vector<double> t(hx.begin(), hx.end());
     double want = 0;
     for (double v : t) want += v;
-    good = launched(good, launch_mine_reduce_sum(n, x.p, out.p), "mine_reduce_sum");
+    good = good && launched(launch_mine_reduce_sum(n, x.p, out.p), "mine_reduce_sum");
     const double got = out.download()[0];
     all = report("mine_reduce_sum", good && compareScalar("mine_reduce_sum", got, want, reduceTol(t))) && all;
   }
@@ -181,7 +180,7 @@ bool reductions(const Sizes& s) {
     std::vector<double> t(n);
     double want = 0;
     for (int i = 0; i < n; ++i) want += (t[i] = double(hx[i]) * double(hy[i]));
-    good = launched(good, launch_mine_reduce_dot(n, x.p, y.p, out.p), "mine_reduce_dot");
+    good = good && launched(launch_mine_reduce_dot(n, x.p, y.p, out.p), "mine_reduce_dot");
     const double got = out.download()[0];
     all = report("mine_reduce_dot", good && compareScalar("mine_reduce_dot", got, want, reduceTol(t))) && all;
   }
@@ -191,7 +190,7 @@ bool reductions(const Sizes& s) {
     x.upload(hx);
     out.poison();
     const double want = *std::max_element(hx.begin(), hx.end());
-    good = launched(good, launch_mine_reduce_max(n, x.p, out.p), "mine_reduce_max");
+    good = good && launched(launch_mine_reduce_max(n, x.p, out.p), "mine_reduce_max");
     const double got = out.download()[0];
     all = report("mine_reduce_max", good && compareScalar("mine_reduce_max", got, want, 0.0)) && all;
   }
@@ -216,7 +215,7 @@ bool rows(const Sizes& s) {
       for (int c = 0; c < cols; ++c) sum += std::exp(x[c] - m);
       for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = std::exp(x[c] - m) / sum;
     }
-    good = launched(good, launch_mine_softmax_rows(rows, cols, in.p, out.p), "mine_softmax_rows");
+    good = good && launched(launch_mine_softmax_rows(rows, cols, in.p, out.p), "mine_softmax_rows");
     all = report("mine_softmax_rows", good && compare("mine_softmax_rows", out.download(), want, 1e-4, 1e-7) && good) && all;
   }
   {  // layernorm, biased variance, eps 1e-5: rtol 1e-4, atol 1e-4
@@ -238,7 +237,7 @@ bool rows(const Sizes& s) {
       const double rstd = 1.0 / std::sqrt(var + eps);
       for (int c = 0; c < cols; ++c) want[size_t(r) * cols + c] = (x[c] - mean) * rstd * hg[c] + hb[c];
     }
-    good = launched(good, launch_mine_layernorm_rows(rows, cols, eps, in.p, gamma.p, beta.p, out.p), "mine_layernorm_rows");
+    good = good && launched(launch_mine_layernorm_rows(rows, cols, eps, in.p, gamma.p, beta.p, out.p), "mine_layernorm_rows");
     all = report("mine_layernorm_rows", good && compare("mine_layernorm_rows", out.download(), want, 1e-4, 1e-4) && good) &&
           all;
   }
@@ -256,7 +255,7 @@ bool transpose(const Sizes& s) {  // exact
   std::vector<double> want(n);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) want[size_t(c) * rows + r] = hin[size_t(r) * cols + c];
-  good = launched(good, launch_mine_transpose(rows, cols, in.p, out.p), "mine_transpose");
+  good = good && launched(launch_mine_transpose(rows, cols, in.p, out.p), "mine_transpose");
   return report("mine_transpose", good && compare("mine_transpose", out.download(), want, 0.0, 0.0) && good);
 }
 
@@ -268,7 +267,7 @@ bool sgemm(const Sizes& s) {  // rtol 1e-3, atol 1e-3 against the double product
   A.upload(ha);
   B.upload(hb);
   C.poison();
-  good = launched(good, launch_mine_sgemm(M, N, K, A.p, B.p, C.p), "mine_sgemm");
+  good = good && launched(launch_mine_sgemm(M, N, K, A.p, B.p, C.p), "mine_sgemm");
   const std::vector<float> hc = C.download();
   std::vector<float> got;
   std::vector<double> want;
@@ -298,7 +297,7 @@ bool histogram(const Sizes& s) {  // exact counts
   Buf<unsigned int> bins(256, good);
   data.upload(hd);
   bins.poison();
-  good = launched(good, launch_mine_histogram(n, data.p, bins.p), "mine_histogram");
+  good = good && launched(launch_mine_histogram(n, data.p, bins.p), "mine_histogram");
   return report("mine_histogram", good && compare("mine_histogram", bins.download(), want, 0.0, 0.0) && good);
 }
 
