@@ -65,7 +65,7 @@ for p in $parts; do
     speed)  # `ninja optimize` on the quickstart: cold, no-op, after a one-file edit (issue 8's goals)
       run speed bash scripts/gpu-speed.sh "$prefix" /tmp/kl-speed ;;
     mine)  # klineage mine on the mineable experts (scripts/gpu-mine.sh); lineages + skills in $out/mine.tgz
-      TAIL=80 run mine bash scripts/gpu-mine.sh "$prefix" /tmp/kl-mine
+      TAIL=250 run mine bash scripts/gpu-mine.sh "$prefix" /tmp/kl-mine
       (cd /tmp/kl-mine && tar czf "$out/mine.tgz" --exclude=build skills mine_* 2>/dev/null) ;;
     *) echo "unknown part $p" ;;
   esac
