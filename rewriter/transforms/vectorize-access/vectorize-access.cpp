@@ -42,6 +42,7 @@
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
+#include "rewriter/vector_access.h"
 
 namespace klineage {
 namespace {
@@ -113,34 +114,6 @@ const std::set<std::string>& pureMath() {
       "isfinite", "signbit", "__float2int_rn", "__int2float_rn", "__uint2float_rn", "__float2uint_rn", "llabs",
       "umin", "umax", "__popc", "__clz", "__brev", "__mul24", "__umul24", "__mulhi", "__umulhi", "__sad", "__usad"};
   return names;
-}
-
-// Vector type for an element type: float -> float4, int -> int4, unsigned int -> uint4.
-std::string vectorType(const clang::ASTContext& ctx, clang::QualType elem) {
-  clang::QualType t = elem.getUnqualifiedType().getCanonicalType();
-  if (t == ctx.FloatTy) return "float4";
-  if (t == ctx.IntTy) return "int4";
-  if (t == ctx.UnsignedIntTy) return "uint4";
-  return "";
-}
-
-// The element type p points to; for a template kernel's `T*`, the type T has in the one
-// instantiation the translation unit makes (the pipeline rewrites a template only when it has one),
-// so `const T* x` of scale_add<float> is vectorized as float4 in the pattern the header keeps.
-clang::QualType elementType(const clang::ParmVarDecl* pv) {
-  clang::QualType elem = pv->getType()->getPointeeType();
-  if (!elem->isDependentType()) return elem;
-  auto* fd = llvm::dyn_cast<clang::FunctionDecl>(pv->getDeclContext());
-  const clang::FunctionTemplateDecl* tmpl = fd ? fd->getDescribedFunctionTemplate() : nullptr;
-  if (!tmpl) return elem;
-  const clang::FunctionDecl* only = nullptr;
-  for (const clang::FunctionDecl* spec : tmpl->specializations()) {
-    if (only) return elem;  // several instantiations: no single element type
-    only = spec;
-  }
-  const unsigned at = pv->getFunctionScopeIndex();
-  if (!only || at >= only->getNumParams() || !only->getParamDecl(at)->getType()->isPointerType()) return elem;
-  return only->getParamDecl(at)->getType()->getPointeeType();
 }
 
 struct Access {
@@ -256,13 +229,6 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
     return true;
   }
 };
-
-bool isAlignmentCheck(const std::string& cond) {
-  std::string s = squeeze(cond);
-  const std::string tail = "&15)==0";
-  return s.find("reinterpret_cast<unsignedlonglong>") != std::string::npos && s.size() > tail.size() &&
-         s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 class VectorizeAccess : public Transform {
  public:
@@ -438,10 +404,9 @@ class VectorizeAccess : public Transform {
     std::vector<const clang::ParmVarDecl*> order;
     for (const clang::ParmVarDecl* pv : req.kernel->parameters())
       if (scan.arrays.count(pv)) order.push_back(pv);
-    std::string check;
-    for (const clang::ParmVarDecl* pv : order)
-      check += (check.empty() ? "" : " | ") + std::string("reinterpret_cast<unsigned long long>(") + pv->getNameAsString() + ")";
-    check = order.size() > 1 ? "((" + check + ") & 15) == 0" : "(" + check + " & 15) == 0";
+    std::vector<std::string> names;
+    for (const clang::ParmVarDecl* pv : order) names.push_back(pv->getNameAsString());
+    const std::string check = alignmentCheck(names);
 
     std::string out = hoist + "if (" + check + ") {\n";
     out += I2 + "for (" + type + " kl_v = " + index + "; kl_v < " + n + " / 4; kl_v += " + stride + ") {\n";
@@ -450,7 +415,7 @@ class VectorizeAccess : public Transform {
       std::string vt = vectorType(ctx, elementType(pv));
       std::string p = pv->getNameAsString();
       if (u.read || !u.written_always)
-        out += I4 + vt + " kl_" + p + " = reinterpret_cast<const " + vt + "*>(" + p + ")[kl_v];\n";
+        out += I4 + vt + " kl_" + p + " = " + vectorLoad(vt, p, "kl_v") + ";\n";
       else
         out += I4 + vt + " kl_" + p + ";\n";
     }
