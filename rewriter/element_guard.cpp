@@ -1,11 +1,15 @@
 #include "element_guard.h"
 
+#include <algorithm>
+#include <set>
+
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "ast_util.h"
 #include "features/cuda_matchers.h"
 #include "features/intrinsics.h"
 #include "source_buffer.h"
+#include "vector_access.h"
 
 namespace klineage {
 
@@ -60,6 +64,8 @@ bool matchElementGuard(clang::ASTContext& ctx, const clang::FunctionDecl* kernel
   out.guard = guard;
   out.wide_index = ctx.getTypeSize(vd->getType()) >= 64;
   out.index_type = vd->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+  out.bound = bound;
+  out.index_text = sourceText(ctx, vd->getInit()->getSourceRange());
   return true;
 }
 
@@ -82,9 +88,206 @@ bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
   return true;
 }
 
+namespace {
+
+std::string strideText(const ElementGuard& g) {
+  return g.wide_index ? "(" + g.index_type + ")blockDim.x * gridDim.x" : "blockDim.x * gridDim.x";
+}
+
+// The reads p[i] of the added value, for the 4-wide loop (accumulationLoop says what is accepted).
+struct LaneReads : clang::RecursiveASTVisitor<LaneReads> {
+  const clang::ASTContext& ctx;
+  const SourceBuffer& src;
+  const clang::VarDecl* index;
+  struct Read {
+    const clang::ParmVarDecl* param;
+    unsigned begin, end;
+  };
+  std::vector<Read> reads;
+  std::set<const clang::Expr*> in_read;  // the base and index DeclRefExprs of accepted reads
+  std::string why;
+  LaneReads(const clang::ASTContext& c, const SourceBuffer& s, const clang::VarDecl* i) : ctx(c), src(s), index(i) {}
+  bool fail(const std::string& w) {
+    if (why.empty()) why = w;
+    return false;
+  }
+  std::string text(const clang::Expr* e) const { return sourceText(ctx, e->getSourceRange()); }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+    auto* pv = llvm::dyn_cast_or_null<clang::ParmVarDecl>(referencedDecl(e->getBase()));
+    if (!pv || !pv->getType()->isPointerType())
+      return fail("the value reads " + text(e) + ", not a pointer parameter at the index");
+    const clang::Expr* idx = e->getIdx();
+    auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(idx->IgnoreImpCasts());
+    if (!ref || ref->getDecl() != index)
+      return fail("the value reads " + text(e) + ", not " + pv->getNameAsString() + "[" + index->getNameAsString() +
+                  "] at the loop index");
+    if (vectorType(ctx, elementType(pv)).empty())
+      return fail(pv->getNameAsString() + " has element type " + elementType(pv).getAsString() +
+                  " (only float, int and unsigned int are loaded as 4-wide vectors)");
+    if (!src.inFile(e)) return fail("a read is written through a macro");
+    in_read.insert(e->getBase()->IgnoreParenImpCasts());
+    in_read.insert(ref);
+    reads.push_back({pv, src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc())});
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    if (in_read.count(e)) return true;
+    if (e->getDecl() == index)
+      return fail("the value uses " + index->getNameAsString() + " other than as p[" + index->getNameAsString() + "]");
+    if (llvm::isa<clang::ParmVarDecl>(e->getDecl()) && e->getDecl()->getType()->isPointerType())
+      return fail("the value uses the pointer " + e->getDecl()->getNameAsString() + " other than as " +
+                  e->getDecl()->getNameAsString() + "[" + index->getNameAsString() + "]");
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+    if (uo->getOpcode() == clang::UO_Deref) return fail("the value dereferences a pointer");
+    if (uo->getOpcode() == clang::UO_AddrOf) return fail("the value takes an address");
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* me) {
+    if (me->isArrow()) return fail("the value reads through ->");
+    return true;
+  }
+};
+
+// The text without its `#pragma` lines.
+std::string withoutPragmas(const std::string& s) {
+  std::string out;
+  size_t p = 0;
+  while (p < s.size()) {
+    size_t q = s.find('\n', p);
+    if (q == std::string::npos) q = s.size();
+    const std::string line = s.substr(p, q - p);
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line.compare(first, 7, "#pragma") != 0) out += line + "\n";
+    p = q + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string gridStrideHeader(const ElementGuard& g) {
-  std::string stride = g.wide_index ? "(" + g.index_type + ")blockDim.x * gridDim.x" : "blockDim.x * gridDim.x";
-  return "for (" + g.decl_text + "; " + g.cond_text + "; " + g.index->getNameAsString() + " += " + stride + ")";
+  return "for (" + g.decl_text + "; " + g.cond_text + "; " + g.index->getNameAsString() + " += " + strideText(g) + ")";
+}
+
+bool loopGuard(clang::ASTContext& ctx, const clang::ForStmt* loop, ElementGuard& out, std::string& why) {
+  auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+  auto* vd = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+  if (!vd || !vd->getInit() || !vd->getType()->isIntegerType() || !isGlobalThreadIndex(ctx, vd->getInit()))
+    return why = "the loop does not start at the global thread index", false;
+  auto* cond = loop->getCond() ? llvm::dyn_cast<clang::BinaryOperator>(loop->getCond()->IgnoreParenImpCasts()) : nullptr;
+  auto isIndex = [&](const clang::Expr* e) { return referencedDecl(e) == vd; };
+  if (!cond || !((cond->getOpcode() == clang::BO_LT && isIndex(cond->getLHS())) ||
+                 (cond->getOpcode() == clang::BO_GT && isIndex(cond->getRHS()))))
+    return why = "the loop condition is not `i < n`", false;
+  out.index = vd;
+  out.decl_text = sourceText(ctx, clang::SourceRange(ds->getBeginLoc(), vd->getInit()->getEndLoc()));
+  out.cond_text = sourceText(ctx, loop->getCond()->getSourceRange());
+  out.wide_index = ctx.getTypeSize(vd->getType()) >= 64;
+  out.index_type = vd->getType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
+  out.bound = cond->getOpcode() == clang::BO_LT ? cond->getRHS() : cond->getLHS();
+  out.index_text = sourceText(ctx, vd->getInit()->getSourceRange());
+  return true;
+}
+
+bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulation& a, std::string& text,
+                      std::string& why) {
+  const std::string e = sourceText(ctx, a.value->getSourceRange());
+  const auto pragma = [&](const std::string& indent) {
+    return a.unroll > 1 ? "#pragma unroll " + std::to_string(a.unroll) + "\n" + indent : std::string();
+  };
+  const std::string scalar = gridStrideHeader(g) + " " + a.stmt(e) + "\n";
+  if (a.width == 1) {
+    text = pragma("  ") + scalar;
+    return true;
+  }
+  if (a.width != 4) return why = "vector_width must be 1 or 4 (asked for " + std::to_string(a.width) + ")", false;
+
+  SourceBuffer src(ctx);
+  if (!src.inFile(a.value->getBeginLoc()) || !src.inFile(a.value->getEndLoc()))
+    return why = "the value is written through a macro", false;
+  LaneReads scan(ctx, src, g.index);
+  scan.TraverseStmt(const_cast<clang::Expr*>(a.value));
+  if (!scan.why.empty()) return why = scan.why, false;
+  if (scan.reads.empty())
+    return why = "the value reads no pointer parameter at the index " + g.index->getNameAsString() +
+                 ": nothing to load as vectors", false;
+  std::vector<const clang::ParmVarDecl*> arrays;  // in parameter order
+  for (const auto& r : scan.reads)
+    if (std::find(arrays.begin(), arrays.end(), r.param) == arrays.end()) arrays.push_back(r.param);
+  std::sort(arrays.begin(), arrays.end(), [](const clang::ParmVarDecl* x, const clang::ParmVarDecl* y) {
+    return x->getFunctionScopeIndex() < y->getFunctionScopeIndex();
+  });
+  for (const clang::ParmVarDecl* pv : arrays)
+    for (const clang::Stmt* u : a.updates)
+      if (usesDecl(u, pv))
+        return why = pv->getNameAsString() + " is read as vectors and also used by the update " +
+                     sourceText(ctx, u->getSourceRange()), false;
+  std::vector<LaneReads::Read> reads = scan.reads;
+  std::sort(reads.begin(), reads.end(), [](const auto& x, const auto& y) { return x.begin < y.begin; });
+  const unsigned e0 = src.off(a.value->getBeginLoc()), e1 = src.tokEnd(a.value->getEndLoc());
+
+  const std::string n = sourceText(ctx, g.bound->getSourceRange());
+  const clang::Expr* plain = g.bound->IgnoreParenImpCasts();
+  const std::string n4 = (llvm::isa<clang::DeclRefExpr>(plain) || llvm::isa<clang::IntegerLiteral>(plain) ? n : "(" + n + ")") + " / 4";
+  const std::string stride = strideText(g);
+  const std::string name = g.index->getNameAsString();
+  a.loaded.clear();
+  for (const clang::ParmVarDecl* pv : arrays) a.loaded.push_back(pv->getNameAsString());
+
+  text = "if (" + alignmentCheck(a.loaded) + ") {\n    " + pragma("    ") + "for (" + g.index_type + " kl_v = " +
+         g.index_text + "; kl_v < " + n4 + "; kl_v += " + stride + ") {\n";
+  for (const clang::ParmVarDecl* pv : arrays) {
+    const std::string p = pv->getNameAsString(), vt = vectorType(ctx, elementType(pv));
+    text += "      " + vt + " kl_" + p + "4 = " + vectorLoad(vt, p, "kl_v") + ";\n";
+  }
+  for (const char* lane : {"x", "y", "z", "w"}) {
+    std::string le;
+    unsigned pos = e0;
+    for (const auto& r : reads) {
+      if (r.begin < pos || r.end > e1) return why = "overlapping reads in the value", false;
+      le += src.slice(pos, r.begin) + "kl_" + r.param->getNameAsString() + "4." + lane;
+      pos = r.end;
+    }
+    le += src.slice(pos, e1);
+    text += "      " + a.stmt(le) + "\n";
+  }
+  text += "    }\n    for (" + g.index_type + " " + name + " = (" + n4 + ") * 4 + " + g.index_text + "; " + g.cond_text +
+          "; " + name + " += " + stride + ") " + a.stmt(e) + "\n";
+  text += "  } else {\n    " + pragma("    ") + scalar + "  }\n";
+  return true;
+}
+
+const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::IfStmt** vector) {
+  *vector = nullptr;
+  const auto unwrap = [](const clang::Stmt* t) -> const clang::ForStmt* {
+    // `#pragma unroll N` wraps the loop in an AttributedStmt.
+    if (auto* attributed = llvm::dyn_cast_or_null<clang::AttributedStmt>(t)) t = attributed->getSubStmt();
+    return llvm::dyn_cast_or_null<clang::ForStmt>(t);
+  };
+  if (auto* is = llvm::dyn_cast<clang::IfStmt>(s)) {
+    auto* els = llvm::dyn_cast_or_null<clang::CompoundStmt>(is->getElse());
+    if (!els || els->size() != 1 || is->getInit() || is->getConditionVariable()) return nullptr;
+    const clang::ForStmt* loop = unwrap(els->body_front());
+    if (loop) *vector = is;
+    return loop;
+  }
+  return unwrap(s);
+}
+
+bool isVectorAccumulation(clang::ASTContext& ctx, const clang::IfStmt* vector, const clang::ForStmt* loop,
+                          Accumulation a, std::string& why) {
+  ElementGuard g;
+  if (!loopGuard(ctx, loop, g, why)) return false;
+  a.width = 4;
+  a.unroll = 1;
+  a.updates.clear();
+  std::string text;
+  if (!accumulationLoop(ctx, g, a, text, why)) return false;
+  if (squeeze(withoutPragmas(sourceText(ctx, vector->getSourceRange()))) != squeeze(withoutPragmas(text)))
+    return why = "the aligned branch is not the 4-wide accumulation forward writes", false;
+  return true;
 }
 
 bool replaceBody(clang::ASTContext& ctx, clang::Rewriter& rw, const clang::CompoundStmt* body, const std::string& text) {

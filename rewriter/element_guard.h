@@ -6,9 +6,12 @@
 //   }
 // and the grid-stride loop both rewrite it into. Matching is on the AST; the texts kept are the
 // user's own (the declaration, the condition, the atomic's arguments), so the inverse can restore
-// them as written.
+// them as written. The block reductions' accumulation loop (accumulationLoop) is written here too,
+// scalar or with 4-wide vector loads (vector_access.h), for both of them and their inverses.
 #pragma once
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -28,6 +31,8 @@ struct ElementGuard {
   const clang::IfStmt* guard = nullptr;    // if (i < n) ...
   bool wide_index = false;                 // the index is 64-bit: the stride is computed in its type
   std::string index_type;                  // the index's type as written ("int", "size_t")
+  const clang::Expr* bound = nullptr;      // n
+  std::string index_text;                  // "blockIdx.x * blockDim.x + threadIdx.x"
 };
 
 struct GuardedAtomic : ElementGuard {
@@ -46,6 +51,50 @@ bool matchGuardedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
 
 // "for (<decl>; <cond>; i += blockDim.x * gridDim.x)" for the matched index.
 std::string gridStrideHeader(const ElementGuard& g);
+
+// The index and bound of a grid-stride loop `for (T i = <index>; i < n; i += <stride>)` as
+// gridStrideHeader writes it (`body` and `guard` are left empty), or the reason it is not one.
+bool loopGuard(clang::ASTContext& ctx, const clang::ForStmt* loop, ElementGuard& out, std::string& why);
+
+// What a block reduction accumulates per element, and how its accumulation loop is written.
+struct Accumulation {
+  const clang::Expr* value = nullptr;                    // E, as written in the edited file
+  std::function<std::string(const std::string&)> stmt;   // E's text -> "kl_sum += E;"
+  long long width = 1;                                   // 1: scalar loads; 4: 4-wide vector loads
+  long long unroll = 1;                                  // > 1: `#pragma unroll <unroll>` before the loops
+  std::vector<const clang::Stmt*> updates;               // what stores (the atomic's address, the CAS update)
+  std::vector<std::string> loaded;                       // out (width 4): the pointers read as vectors
+};
+
+// The accumulation loop over the guard's elements, the text that starts at an indentation of two
+// spaces and ends with a newline:
+//   width 1:  for (<decl>; <cond>; i += <stride>) <stmt(E)>
+//   width 4:  if (<every pointer E reads is 16-byte aligned>) {
+//               for (T kl_v = <index>; kl_v < <n> / 4; kl_v += <stride>) {
+//                 float4 kl_x4 = reinterpret_cast<const float4*>(x)[kl_v];   // each pointer E reads
+//                 <stmt(E with x[i] -> kl_x4.x)>  ... .y, .z, .w
+//               }
+//               for (T i = (<n> / 4) * 4 + <index>; <cond>; i += <stride>) <stmt(E)>   // n % 4 tail
+//             } else {
+//               for (<decl>; <cond>; i += <stride>) <stmt(E)>   // misaligned: the scalar loop
+//             }
+// with `#pragma unroll <unroll>` before the loop over vectors and the scalar loops of width 1 and
+// of the fallback (not the tail: at most one element per thread). Width 4 needs E to read memory
+// only as p[i]: p a pointer parameter to float, int or unsigned int (float4/int4/uint4) that no
+// update uses, i exactly the index, and i and the pointers used nowhere else in E (each lane then
+// evaluates E for its own element). Otherwise false, with the reason in `why`.
+bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulation& a, std::string& text,
+                      std::string& why);
+
+// For the inverses: the scalar accumulation loop of what accumulationLoop wrote, `s` itself (under
+// a `#pragma unroll`) or the else branch of the width-4 form (then `vector` is that if statement);
+// null when s is neither.
+const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::IfStmt** vector);
+
+// Whether the width-4 form `vector` is exactly what accumulationLoop writes around its scalar loop
+// `loop` for `a` (a.value and a.stmt read from that loop; whitespace and pragmas aside), or why not.
+bool isVectorAccumulation(clang::ASTContext& ctx, const clang::IfStmt* vector, const clang::ForStmt* loop,
+                          Accumulation a, std::string& why);
 
 // Why evaluating `s` once per element in a loop, or once per thread, could change what other
 // threads see: an assignment, ++/--, or a barrier, atomic or warp collective ("" when none).

@@ -1,5 +1,6 @@
 // Properties of the transforms beyond the golden texts: the geometry each reports, what
-// restrict-pointers leaves alone, and grid-stride-loop round trips.
+// restrict-pointers leaves alone, grid-stride-loop round trips, and what the block reductions'
+// inverses accept of a 4-wide accumulation (vector_width 4).
 #include <catch2/catch.hpp>
 
 #include "support/toolchain.h"
@@ -14,7 +15,8 @@ namespace {
 
 const std::string kPath = "/tmp/klineage-golden/properties/k.cu";
 
-StepResult run(const std::string& id, const std::string& text, Direction dir, TransformFacts facts = {}) {
+StepResult run(const std::string& id, const std::string& text, Direction dir, TransformFacts facts = {},
+               const TransformParams& params = {}) {
   static const std::vector<std::string> args = [] {
     ClangParseSetup setup;
     setup.cuda_path = klineage::test::cudaHome();  // CUDA_HOME, like the product
@@ -24,7 +26,7 @@ StepResult run(const std::string& id, const std::string& text, Direction dir, Tr
   }();
   const Transform* t = findTransform(id);
   REQUIRE(t != nullptr);
-  return applyStep(Overlay{{kPath, text}}, ArgsByFile{{kPath, args}}, kPath, "k", *t, dir, {}, facts);
+  return applyStep(Overlay{{kPath, text}}, ArgsByFile{{kPath, args}}, kPath, "k", *t, dir, params, facts);
 }
 
 std::string textOf(const StepResult& r) { return r.overlay.at(kPath); }
@@ -227,4 +229,62 @@ TEST_CASE("tile-sgemm reports grid / 4 in x and y for a 16 x 16 block, and refus
   facts.block = Dim3{32, 8, 1};
   StepResult no = run("tile-sgemm", text, Direction::Forward, facts);
   CHECK_FALSE(no.applied);
+}
+
+TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it; the inverse takes only forward's 4-wide form",
+          "[transforms]") {
+  const char* sum = R"(__global__ void k(int n, const float* x, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(out, x[i]);
+}
+)";
+  const char* max = R"(__global__ void k(int n, const float* x, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    int* addr = reinterpret_cast<int*>(out);
+    int old = *addr;
+    while (v > __int_as_float(old)) {
+      int assumed = old;
+      old = atomicCAS(addr, assumed, __float_as_int(v));
+      if (old == assumed) break;
+    }
+  }
+}
+)";
+  TransformFacts facts;
+  facts.block_size = 256;
+  const TransformParams vec4{{"vector_width", "4"}, {"coarsen", "16"}};
+  for (const auto& [id, src] : {std::pair<std::string, std::string>{"block-reduce-atomic", sum}, {"block-reduce-cas", max}}) {
+    INFO(id);
+    StepResult f = run(id, src, Direction::Forward, facts, vec4);
+    INFO(f.reason);
+    REQUIRE(f.applied);
+    CHECK(f.geometry.grid_x_divisor == 16);
+    CHECK_THAT(f.reason, Catch::Contains("4-wide loads of x when 16-byte aligned"));
+    const std::string out = textOf(f);
+    CHECK(out.find("float4 kl_x4 = reinterpret_cast<const float4*>(x)[kl_v];") != std::string::npos);
+    // The inverse reads the form from the kernel: no vector_width needed (klineage mine runs each
+    // param set the skills give), and the original comes back.
+    StepResult b = run(id, out, Direction::Inverse, facts);
+    INFO(b.reason);
+    REQUIRE(b.applied);
+    CHECK(textOf(b) == src);
+    CHECK(b.geometry.grid_x_multiplier == 16);
+    // A 4-wide form that is not forward's is not taken back to the per-element kernel: the tail
+    // dropped (tests/gpu/planted/reduce_*_vec4_no_tail.cu), or a lane missing.
+    const size_t tail = out.find("    for (int i = (n / 4) * 4 + ");
+    REQUIRE(tail != std::string::npos);
+    const std::string no_tail = out.substr(0, tail) + out.substr(out.find('\n', tail) + 1);
+    StepResult nt = run(id, no_tail, Direction::Inverse, facts);
+    CHECK_FALSE(nt.applied);
+    CHECK_THAT(nt.reason, Catch::Contains("the aligned branch is not the 4-wide accumulation forward writes"));
+    const size_t lane = out.find("kl_x4.w");
+    REQUIRE(lane != std::string::npos);
+    const size_t line = out.rfind('\n', lane) + 1;
+    const std::string three_lanes = out.substr(0, line) + out.substr(out.find('\n', lane) + 1);
+    StepResult tl = run(id, three_lanes, Direction::Inverse, facts);
+    CHECK_FALSE(tl.applied);
+    CHECK_THAT(tl.reason, Catch::Contains("the aligned branch is not the 4-wide accumulation forward writes"));
+  }
 }

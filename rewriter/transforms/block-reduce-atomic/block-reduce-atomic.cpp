@@ -13,9 +13,12 @@
 // block must be 1-D with a multiple of 32 threads (full warps for the shuffles, one element index
 // per thread as in the original): the transform needs the block shape every launch uses
 // (TransformFacts) and refuses otherwise. grid.x is divided by `coarsen` (default 16): the loop
-// covers any grid, fewer blocks mean fewer atomics.
-// Inverse: the emitted shape back to one atomicAdd per element (correct only when the grid covers
-// n again: the caller restores the launch).
+// covers any grid, fewer blocks mean fewer atomics. `vector_width` 4 loads the elements E reads as
+// float4/int4/uint4 where every such pointer is 16-byte aligned (a runtime check; the n % 4 tail
+// and the misaligned case run the scalar loop: accumulationLoop in element_guard.h), when E reads
+// memory only as p[i] at the index (refused otherwise).
+// Inverse: the emitted shape (scalar or 4-wide, exactly as forward writes it) back to one
+// atomicAdd per element (correct only when the grid covers n again: the caller restores the launch).
 #include "rewriter/ast_util.h"
 #include "rewriter/element_guard.h"
 #include "rewriter/features/cuda_matchers.h"
@@ -77,13 +80,25 @@ class BlockReduceAtomic : public Transform {
     if (coarsen < 1 || coarsen > 4096) return TransformResult::no("coarsen must be 1..4096");
     const long long unroll = intParam(req.params, "unroll", 1);
     if (unroll < 1 || unroll > 16) return TransformResult::no("unroll must be 1..16");
-    // Unrolling the accumulation issues that many independent loads per thread before their adds:
-    // a single load in flight per thread leaves DRAM bandwidth unused.
-    const std::string pragma = unroll > 1 ? "#pragma unroll " + std::to_string(unroll) + "\n  " : "";
+    const long long width = intParam(req.params, "vector_width", 1);
+    if (width != 1 && width != 4)
+      return TransformResult::no("vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")");
+
+    // Unrolling the accumulation issues that many independent loads per thread before their adds
+    // (a single load in flight per thread leaves DRAM bandwidth unused); vector_width 4 loads 16
+    // bytes per thread and iteration where every pointer read is aligned (element_guard.h).
+    Accumulation a;
+    a.value = value;
+    a.stmt = [](const std::string& v) { return "kl_sum += " + v + ";"; };
+    a.width = width;
+    a.unroll = unroll;
+    a.updates = {addr};
+    std::string loop;
+    if (!accumulationLoop(ctx, g, a, loop, why)) return TransformResult::no(why);
 
     std::string acc = pt->getPointeeType().getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
     std::string p = sourceText(ctx, addr->getSourceRange()), e = sourceText(ctx, value->getSourceRange());
-    std::string text = "\n  " + acc + " kl_sum = 0;\n  " + pragma + gridStrideHeader(g) + " kl_sum += " + e + ";\n" +
+    std::string text = "\n  " + acc + " kl_sum = 0;\n  " + loop +
                        "  // one sum per warp, then per block, then one atomic per block\n  " + kTree + "\n" +
                        "  __shared__ " + acc + " kl_warp_sums[32];\n" +
                        "  if (threadIdx.x % 32 == 0) kl_warp_sums[threadIdx.x / 32] = kl_sum;\n" +
@@ -94,8 +109,11 @@ class BlockReduceAtomic : public Transform {
     if (!replaceBody(ctx, req.rewriter, g.body, text)) return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;
     geo.grid_x_divisor = static_cast<unsigned>(coarsen);
+    std::string vec;
+    for (const std::string& l : a.loaded) vec += (vec.empty() ? "" : ", ") + l;
     return TransformResult::yes("block reduction of " + e + " into " + p + ", one atomicAdd per block, grid.x / " +
-                                    std::to_string(coarsen) + (unroll > 1 ? ", loads unrolled " + std::to_string(unroll) : ""),
+                                    std::to_string(coarsen) + (unroll > 1 ? ", loads unrolled " + std::to_string(unroll) : "") +
+                                    (width == 4 ? ", 4-wide loads of " + vec + " when 16-byte aligned" : ""),
                                 geo);
   }
 
@@ -108,15 +126,21 @@ class BlockReduceAtomic : public Transform {
     auto* ds = llvm::dyn_cast<clang::DeclStmt>(*it++);
     auto* sum = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
     if (!sum || sum->getNameAsString() != "kl_sum") return TransformResult::no("no `kl_sum` accumulator first in the body");
-    const clang::Stmt* next = *it;
-    // `#pragma unroll N` (the unroll param) wraps the loop in an AttributedStmt.
-    if (auto* attributed = llvm::dyn_cast<clang::AttributedStmt>(next)) next = attributed->getSubStmt();
-    auto* loop = llvm::dyn_cast<clang::ForStmt>(next);
+    // The scalar loop (under `#pragma unroll N`, the unroll param), or vector_width 4's form around it.
+    const clang::IfStmt* vector = nullptr;
+    const clang::ForStmt* loop = accumulationScalarLoop(*it, &vector);
     if (!loop || !isGridStrideLoop(ctx, loop) || !loop->getInit() || !loop->getCond())
       return TransformResult::no("kl_sum is not followed by a grid-stride loop");
     auto* add = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getBody());
     if (!add || add->getOpcode() != clang::BO_AddAssign || referencedDecl(add->getLHS()) != sum)
       return TransformResult::no("the grid-stride loop is not `kl_sum += E;`");
+    if (vector) {
+      Accumulation a;
+      a.value = add->getRHS();
+      a.stmt = [](const std::string& v) { return "kl_sum += " + v + ";"; };
+      std::string why;
+      if (!isVectorAccumulation(ctx, vector, loop, a, why)) return TransformResult::no(why);
+    }
     // The final atomicAdd(P, kl_sum): its address is the user's accumulator.
     const clang::CallExpr* atomic = nullptr;
     for (const clang::CallExpr* c : findAllIn<clang::CallExpr>(ctx, body, clang::ast_matchers::callExpr().bind("c"), "c"))

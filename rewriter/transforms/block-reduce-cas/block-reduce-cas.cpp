@@ -19,7 +19,9 @@
 // effects. The block must be 1-D with a multiple of 32 threads, at most 1024 (full warps for the
 // shuffles, one element index per thread as in the original): the transform needs the block shape
 // every launch uses (TransformFacts) and refuses otherwise. grid.x is divided by `coarsen`
-// (default 16): the loop covers any grid, fewer blocks mean fewer compare-and-swaps.
+// (default 16): the loop covers any grid, fewer blocks mean fewer compare-and-swaps. `vector_width`
+// 4 loads the elements as float4 where x is 16-byte aligned (block-reduce-atomic's form, from
+// accumulationLoop in element_guard.h; the tail and the misaligned case scan scalar).
 // Inverse: the emitted shape back to the per-element guard around `F v = E; <rest>`, and grid.x *
 // coarsen (the caller restores the launch).
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -209,26 +211,38 @@ class BlockReduceCas : public Transform {
     if (coarsen < 1 || coarsen > 4096) return TransformResult::no("coarsen must be 1..4096");
     const long long unroll = intParam(req.params, "unroll", 4);
     if (unroll < 1 || unroll > 16) return TransformResult::no("unroll must be 1..16");
-    // Unrolling the scan issues that many independent loads per thread before their fmaxf.
-    const std::string pragma = unroll > 1 ? "#pragma unroll " + std::to_string(unroll) + "\n  " : "";
+    const long long width = intParam(req.params, "vector_width", 1);
+    if (width != 1 && width != 4)
+      return TransformResult::no("vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")");
 
     const Reduction r = reductionOf(*dbl, max);
     const std::string e = sourceText(ctx, value->getSourceRange());
+    // Unrolling the scan issues that many independent loads per thread before their fmaxf;
+    // vector_width 4 loads 16 bytes per thread and iteration where every pointer read is aligned.
+    Accumulation a;
+    a.value = value;
+    a.stmt = [&r](const std::string& x) { return "kl_best = " + r.combine + "(kl_best, " + x + ");"; };
+    a.width = width;
+    a.unroll = unroll;
+    for (auto it = then->body_begin() + 1; it != then->body_end(); ++it) a.updates.push_back(*it);
+    std::string scan_loop;
+    if (!accumulationLoop(ctx, g, a, scan_loop, why)) return TransformResult::no(why);
     // `{` .. `F v = ` .. E .. `;` .. <rest> .. `}` of the guarded block: all but E kept as written.
     const unsigned lbrac = src.off(then->getLBracLoc()) + 1, decl = src.off(vds->getBeginLoc());
     const unsigned init = src.off(value->getBeginLoc()), init_end = src.tokEnd(value->getEndLoc());
     const unsigned decl_end = src.stmtEnd(vds), rbrac = src.off(then->getRBracLoc());
-    std::string text = "\n  " + r.type + " kl_best = " + r.identity + ";\n  " + pragma + gridStrideHeader(g) +
-                       " kl_best = " + r.combine + "(kl_best, " + e + ");\n" + middleText(r) +
+    std::string text = "\n  " + r.type + " kl_best = " + r.identity + ";\n  " + scan_loop + middleText(r) +
                        "  if (threadIdx.x == 0) {" + src.slice(lbrac, decl) + src.slice(decl, init) + "kl_best" +
                        src.slice(init_end, decl_end) + src.slice(decl_end, rbrac) + "}\n";
     if (!replaceBody(ctx, req.rewriter, g.body, text)) return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;
     geo.grid_x_divisor = static_cast<unsigned>(coarsen);
+    std::string vec;
+    for (const std::string& l : a.loaded) vec += (vec.empty() ? ", 4-wide loads of " : ", ") + l;
+    if (!vec.empty()) vec += " when 16-byte aligned";
     return TransformResult::yes(std::string("block ") + (max ? "maximum" : "minimum") + " of " + e +
                                     ", one compare-and-swap update per block, grid.x / " + std::to_string(coarsen) +
-                                    (unroll > 1 ? ", loads unrolled " + std::to_string(unroll) : ""),
-                                geo);
+                                    (unroll > 1 ? ", loads unrolled " + std::to_string(unroll) : "") + vec, geo);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
@@ -251,10 +265,10 @@ class BlockReduceCas : public Transform {
       return notOurs("no `kl_best` first in the body");
     auto dbl = isDoubleValue(best->getType());
     if (!dbl) return notOurs("kl_best is not float or double");
-    const clang::Stmt* next = s[1];
-    // `#pragma unroll N` (the unroll param) wraps the loop in an AttributedStmt.
-    if (auto* attributed = llvm::dyn_cast<clang::AttributedStmt>(next)) next = attributed->getSubStmt();
-    auto* loop = llvm::dyn_cast<clang::ForStmt>(next);
+    // The scalar loop (under `#pragma unroll N`, the unroll param), or vector_width 4's form around it.
+    const clang::IfStmt* vector = nullptr;
+    const clang::ForStmt* loop = accumulationScalarLoop(s[1], &vector);
+    const clang::Stmt* next = vector ? static_cast<const clang::Stmt*>(vector) : loop;
     if (!loop || !isGridStrideLoop(ctx, loop) || !loop->getInit() || !loop->getCond() || !src.inFile(loop) ||
         !src.inFile(s[2]->getBeginLoc()) || !src.inFile(s[6]) || !src.inFile(s[7]))
       return notOurs("kl_best is not followed by a grid-stride loop");
@@ -272,6 +286,13 @@ class BlockReduceCas : public Transform {
                            " or " + reductionOf(*dbl, false).combine);
     if (squeeze(sourceText(ctx, best->getInit()->getSourceRange())) != squeeze(r->identity))
       return notOurs("kl_best does not start at " + r->identity);
+    if (vector) {
+      Accumulation a;
+      a.value = call->getArg(1);
+      a.stmt = [&r](const std::string& x) { return "kl_best = " + r->combine + "(kl_best, " + x + ");"; };
+      std::string why;
+      if (!isVectorAccumulation(ctx, vector, loop, a, why)) return notOurs(why);
+    }
     // The warp tree, the shared step, the barrier and the first warp's tree, as forward writes them.
     const std::string middle = src.slice(src.off(s[2]->getBeginLoc()), src.stmtEnd(s[6]));
     std::string comment = src.slice(src.stmtEnd(next), src.off(s[2]->getBeginLoc()));

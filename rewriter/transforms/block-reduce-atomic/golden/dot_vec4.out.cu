@@ -1,0 +1,28 @@
+// golden: vector_width=4
+// Two arrays read at the index: both loaded as float4, one alignment check over both.
+__global__ void k(int n, const float* x, const float* y, float* out) {
+  float kl_sum = 0;
+  if (((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15) == 0) {
+    for (int kl_v = blockIdx.x * blockDim.x + threadIdx.x; kl_v < n / 4; kl_v += blockDim.x * gridDim.x) {
+      float4 kl_x4 = reinterpret_cast<const float4*>(x)[kl_v];
+      float4 kl_y4 = reinterpret_cast<const float4*>(y)[kl_v];
+      kl_sum += kl_x4.x * kl_y4.x;
+      kl_sum += kl_x4.y * kl_y4.y;
+      kl_sum += kl_x4.z * kl_y4.z;
+      kl_sum += kl_x4.w * kl_y4.w;
+    }
+    for (int i = (n / 4) * 4 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i] * y[i];
+  } else {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i] * y[i];
+  }
+  // one sum per warp, then per block, then one atomic per block
+  for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+  __shared__ float kl_warp_sums[32];
+  if (threadIdx.x % 32 == 0) kl_warp_sums[threadIdx.x / 32] = kl_sum;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    kl_sum = threadIdx.x < blockDim.x / 32 ? kl_warp_sums[threadIdx.x] : 0;
+    for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+    if (threadIdx.x == 0) atomicAdd(out, kl_sum);
+  }
+}
