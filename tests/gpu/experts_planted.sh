@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # On a GPU machine, after bench/experts.sh: gates the planted wrong variants of the catalogue's
 # transforms (tests/gpu/planted/: a block sum, a block max, a privatized histogram, a tiled transpose, a tiled sgemm
-# and a warp-per-row softmax each missing its barrier, combine step or bounds guard, and a softmax with its row
-# in registers whose sum skips column 0) against the optimized experts
-# build's config with `klineage gate`, which must reject each one (wrong-result, exit 10).
+# and a warp-per-row softmax each missing its barrier, combine step or bounds guard, a softmax with its row
+# in registers whose sum skips column 0, and a 4-wide block sum and block max without their n % 4 tail)
+# against the optimized experts build's config with `klineage gate`, which must reject each one
+# (wrong-result, exit 10). An entry's third word is a workload file of tests/gpu/planted/ that the
+# plant is gated with instead of the config's (a copy of the config naming it, the same out_dir):
+# the tail-less reductions need sizes with a tail and inputs whose result it changes exactly.
 # usage: tests/gpu/experts_planted.sh <klineage-install-prefix> <experts-work-dir> [repeat]
 set -uo pipefail
 prefix=$(realpath "$1"); work=$(realpath "$2"); repeat=${3:-3}
@@ -12,9 +15,16 @@ source "$root/tests/gpu/lib.sh"
 cfg="$work/optimized/klineage/naive/config.json"
 [ -f "$cfg" ] || { echo "no $cfg: run bench/experts.sh first"; exit 1; }
 for planted in "reduce_no_sync reduce_sum" "reduce_max_no_sync reduce_max" "histogram_no_sync histogram" \
-  "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm" "softmax_registers_skip_first softmax_rows"; do
+  "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm" "softmax_registers_skip_first softmax_rows" \
+  "reduce_sum_vec4_no_tail reduce_sum vec4_tail.toml" "reduce_max_vec4_no_tail reduce_max vec4_tail.toml"; do
   set -- $planted
-  "$prefix/bin/klineage" gate --config "$cfg" --kernel "$2" --variant "$root/tests/gpu/planted/$1.cu" \
+  c=$cfg
+  if [ $# -ge 3 ]; then
+    c=$work/config-${3%.toml}.json
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["workload"] = sys.argv[2]; json.dump(d, open(sys.argv[3], "w"), indent=2)' \
+      "$cfg" "$root/tests/gpu/planted/$3" "$c" || { echo "cannot write $c"; exit 1; }
+  fi
+  "$prefix/bin/klineage" gate --config "$c" --kernel "$2" --variant "$root/tests/gpu/planted/$1.cu" \
     --repeat "$repeat" >"$work/gate-$1.log" 2>&1
   rc=$?
   gr="$work/optimized/klineage/naive/gate-report.json"
