@@ -9,6 +9,7 @@
 #include "features/cuda_matchers.h"
 #include "features/intrinsics.h"
 #include "source_buffer.h"
+#include "transform.h"
 #include "vector_access.h"
 
 namespace klineage {
@@ -274,6 +275,14 @@ const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::
     return loop;
   }
   return unwrap(s);
+}
+
+std::string vectorWidthMatches(const std::map<std::string, std::string>& params, bool vector) {
+  const long long width = intParam(params, "vector_width", 1);
+  if (width != 1 && width != 4) return "vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")";
+  if (vector && width != 4) return "the accumulation loads 4-wide vectors: vector_width 4's form (asked for " + std::to_string(width) + ")";
+  if (!vector && width == 4) return "the accumulation is the scalar loop, not vector_width 4's form";
+  return "";
 }
 
 bool isVectorAccumulation(clang::ASTContext& ctx, const clang::IfStmt* vector, const clang::ForStmt* loop,

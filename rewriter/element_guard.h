@@ -10,6 +10,7 @@
 // scalar or with 4-wide vector loads (vector_access.h), for both of them and their inverses.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,11 @@ bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulatio
 // a `#pragma unroll`) or the else branch of the width-4 form (then `vector` is that if statement);
 // null when s is neither.
 const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::IfStmt** vector);
+
+// "" when the inverse's `vector_width` param (1 by default) is the form it sees (`vector`: the
+// width-4 form), else why not: each inverse takes back only its own forward's form, so a lineage
+// step records the vector_width that made it (klineage mine runs every param set of the skills).
+std::string vectorWidthMatches(const std::map<std::string, std::string>& params, bool vector);
 
 // Whether the width-4 form `vector` is exactly what accumulationLoop writes around its scalar loop
 // `loop` for `a` (a.value and a.stmt read from that loop; whitespace and pragmas aside), or why not.

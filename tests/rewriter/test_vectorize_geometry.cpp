@@ -264,26 +264,33 @@ TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it;
     CHECK_THAT(f.reason, Catch::Contains("4-wide loads of x when 16-byte aligned"));
     const std::string out = textOf(f);
     CHECK(out.find("float4 kl_x4 = reinterpret_cast<const float4*>(x)[kl_v];") != std::string::npos);
-    // The inverse reads the form from the kernel: no vector_width needed (klineage mine runs each
-    // param set the skills give), and the original comes back.
-    StepResult b = run(id, out, Direction::Inverse, facts);
+    // The inverse with vector_width 4 takes the original back; without it, it refuses the 4-wide
+    // form, and with it the scalar one: klineage mine runs every param set the skills give, and the
+    // step records the one that made it, so a mined skill's forward writes the form it measured.
+    StepResult b = run(id, out, Direction::Inverse, facts, vec4);
     INFO(b.reason);
     REQUIRE(b.applied);
     CHECK(textOf(b) == src);
     CHECK(b.geometry.grid_x_multiplier == 16);
+    StepResult scalar_params = run(id, out, Direction::Inverse, facts);
+    CHECK_FALSE(scalar_params.applied);
+    CHECK_THAT(scalar_params.reason, Catch::Contains("the accumulation loads 4-wide vectors: vector_width 4's form"));
+    StepResult scalar_form = run(id, textOf(run(id, src, Direction::Forward, facts)), Direction::Inverse, facts, vec4);
+    CHECK_FALSE(scalar_form.applied);
+    CHECK_THAT(scalar_form.reason, Catch::Contains("the accumulation is the scalar loop, not vector_width 4's form"));
     // A 4-wide form that is not forward's is not taken back to the per-element kernel: the tail
     // dropped (tests/gpu/planted/reduce_*_vec4_no_tail.cu), or a lane missing.
     const size_t tail = out.find("    for (int i = (n / 4) * 4 + ");
     REQUIRE(tail != std::string::npos);
     const std::string no_tail = out.substr(0, tail) + out.substr(out.find('\n', tail) + 1);
-    StepResult nt = run(id, no_tail, Direction::Inverse, facts);
+    StepResult nt = run(id, no_tail, Direction::Inverse, facts, vec4);
     CHECK_FALSE(nt.applied);
     CHECK_THAT(nt.reason, Catch::Contains("the aligned branch is not the 4-wide accumulation forward writes"));
     const size_t lane = out.find("kl_x4.w");
     REQUIRE(lane != std::string::npos);
     const size_t line = out.rfind('\n', lane) + 1;
     const std::string three_lanes = out.substr(0, line) + out.substr(out.find('\n', lane) + 1);
-    StepResult tl = run(id, three_lanes, Direction::Inverse, facts);
+    StepResult tl = run(id, three_lanes, Direction::Inverse, facts, vec4);
     CHECK_FALSE(tl.applied);
     CHECK_THAT(tl.reason, Catch::Contains("the aligned branch is not the 4-wide accumulation forward writes"));
   }

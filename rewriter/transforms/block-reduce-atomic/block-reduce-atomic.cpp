@@ -131,6 +131,7 @@ class BlockReduceAtomic : public Transform {
     const clang::ForStmt* loop = accumulationScalarLoop(*it, &vector);
     if (!loop || !isGridStrideLoop(ctx, loop) || !loop->getInit() || !loop->getCond())
       return TransformResult::no("kl_sum is not followed by a grid-stride loop");
+    if (std::string why = vectorWidthMatches(req.params, vector != nullptr); !why.empty()) return TransformResult::no(why);
     auto* add = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getBody());
     if (!add || add->getOpcode() != clang::BO_AddAssign || referencedDecl(add->getLHS()) != sum)
       return TransformResult::no("the grid-stride loop is not `kl_sum += E;`");

@@ -272,6 +272,7 @@ class BlockReduceCas : public Transform {
     if (!loop || !isGridStrideLoop(ctx, loop) || !loop->getInit() || !loop->getCond() || !src.inFile(loop) ||
         !src.inFile(s[2]->getBeginLoc()) || !src.inFile(s[6]) || !src.inFile(s[7]))
       return notOurs("kl_best is not followed by a grid-stride loop");
+    if (std::string why = vectorWidthMatches(req.params, vector != nullptr); !why.empty()) return TransformResult::no(why);
     auto* assign = llvm::dyn_cast<clang::BinaryOperator>(loop->getBody());
     auto* call = assign && assign->getOpcode() == clang::BO_Assign && referencedDecl(assign->getLHS()) == best
                      ? llvm::dyn_cast<clang::CallExpr>(assign->getRHS()->IgnoreParenImpCasts())
