@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/manifest.h"
+
 namespace klineage {
 
 void atomicWrite(const std::filesystem::path& path, const std::string& content) {
@@ -48,6 +50,16 @@ std::string readFile(const std::filesystem::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::optional<std::string> fileHash(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return std::nullopt;  // opens, but reads as ""
+  try {
+    return fnv1a64Hex(readFile(path));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace klineage

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -21,15 +22,6 @@ std::string launchText(const Variant& v) {
     own.push_back(l);
   }
   return nlohmann::json(v.geometry).dump() + own.dump() + nlohmann::json(v.divisible_by).dump();
-}
-
-std::string hashOf(const std::string& path) {
-  if (path.empty()) return "";
-  try {
-    return fnv1a64Hex(readFile(path));
-  } catch (const std::exception&) {
-    return "";
-  }
 }
 
 bool pending(const VariantReport& r) {
@@ -86,9 +78,10 @@ size_t mark(std::vector<VariantReport>& batch, const std::vector<VariantReport>&
 size_t skipSameSource(const std::map<std::string, std::string>& originals, std::vector<VariantReport>& batch,
                       const std::vector<VariantReport>& earlier) {
   auto text = [](const VariantReport& r) {
-    const std::string src = hashOf(r.variant.source);
-    const std::string unit = r.variant.unit_source.empty() ? "-" : hashOf(r.variant.unit_source);
-    return src.empty() || unit.empty() ? std::string() : src + " " + unit + " " + launchText(r.variant);
+    const std::optional<std::string> src = fileHash(r.variant.source);
+    const std::optional<std::string> unit =
+        r.variant.unit_source.empty() ? std::optional<std::string>("-") : fileHash(r.variant.unit_source);
+    return src && unit ? *src + " " + *unit + " " + launchText(r.variant) : std::string();
   };
   auto original = [&](const VariantReport& r) {
     const Variant& v = r.variant;
@@ -102,12 +95,13 @@ size_t skipSameSource(const std::map<std::string, std::string>& originals, std::
 
 size_t skipSameCode(std::vector<VariantReport>& batch, const std::vector<VariantReport>& earlier) {
   auto code = [](const VariantReport& r) {
-    const std::string h = hashOf(r.cubin);
-    return h.empty() ? h : h + " " + launchText(r.variant);
+    const std::optional<std::string> h = fileHash(r.cubin);
+    return h ? *h + " " + launchText(r.variant) : std::string();
   };
   std::map<std::string, std::string> original_code;  // kernel -> its original's identity
   for (const auto& r : batch)
-    if (r.variant.is_original && !r.cubin.empty()) original_code[r.variant.kernel] = hashOf(r.cubin) + " " + launchText(Variant{});
+    if (r.variant.is_original)
+      if (const std::optional<std::string> h = fileHash(r.cubin)) original_code[r.variant.kernel] = *h + " " + launchText(Variant{});
   auto original = [&](const VariantReport& r) {
     auto it = original_code.find(r.variant.kernel);
     return it == original_code.end() ? std::string("(unknown)") : it->second;

@@ -32,13 +32,7 @@ ResultCache::ResultCache(fs::path dir, Status& status, std::map<std::string, std
 std::string ResultCache::contentHash(const std::string& path) {
   auto it = cubin_hash_.find(path);
   if (it != cubin_hash_.end()) return it->second;
-  std::string h;
-  try {
-    h = fnv1a64Hex(readFile(path));
-  } catch (const std::exception&) {
-    h = "(unreadable " + path + ")";
-  }
-  return cubin_hash_[path] = h;
+  return cubin_hash_[path] = fileHash(path).value_or("(unreadable " + path + ")");
 }
 
 // The chain as applied, each skill with the hash of its file: editing a skill's file (its

@@ -41,14 +41,6 @@ std::string programPath(const std::string& p) {
   return p;
 }
 
-std::string contentOf(const std::string& path) {
-  try {
-    return fnv1a64Hex(readFile(path));
-  } catch (const std::exception&) {
-    return "(missing)";
-  }
-}
-
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += x + "\x1f";
@@ -88,8 +80,8 @@ std::string runKey(const TargetSetup& setup, const std::vector<std::string>& fil
                    const std::string& options) {
   const Config& cfg = setup.config;
   std::string text = "klineage-run-" + std::to_string(kLastRunFormat) + "\n" + options + "\n" + deviceKeyText(device) + "\n";
-  text += "config " + contentOf(cfg.path) + "\n";
-  for (const auto& f : files) text += f + " " + contentOf(f) + "\n";
+  text += "config " + fileHash(cfg.path).value_or("(missing)") + "\n";
+  for (const auto& f : files) text += f + " " + fileHash(f).value_or("(missing)") + "\n";
   for (const auto& [src, fl] : setup.nvcc_flags)
     text += src + " flags " + joined(fl.includes) + joined(fl.system_includes) + joined(fl.defines) +
             joined(fl.undefines) + joined(fl.forced_includes) + fl.std + joined(fl.archs) + joined(fl.other_nvcc) + "\n";
@@ -101,7 +93,7 @@ std::string runKey(const TargetSetup& setup, const std::vector<std::string>& fil
       if (it->is_regular_file(ec)) skill_files.push_back(it->path().string());
     std::sort(skill_files.begin(), skill_files.end());
     text += "skills " + dir + (ec ? " (unreadable)" : "") + "\n";
-    for (const auto& f : skill_files) text += f + " " + contentOf(f) + "\n";
+    for (const auto& f : skill_files) text += f + " " + fileHash(f).value_or("(missing)") + "\n";
   }
   text += "klineage " + fileStamp(selfExe()) + "\nrunner " + fileStamp(cfg.runner.empty() ? "klineage-runner" : cfg.runner) +
           "\nnvcc " + fileStamp(cfg.nvcc) + "\n";
