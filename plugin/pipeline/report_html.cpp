@@ -386,6 +386,7 @@ th{background:#f7f8fa;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.kept td{background:#fff6d5}
 .chip{display:inline-block;color:#fff;border-radius:9px;padding:1px 8px;font-size:11.5px;white-space:nowrap}
+.badge{display:inline-block;border:1px solid #b0bec5;background:#eceff1;color:#37474f;border-radius:9px;padding:0 6px;font-size:11px;white-space:nowrap}
 .verdict{font-size:16px;padding:3px 12px;border-radius:12px}
 pre{background:#f7f8fa;border:1px solid #e6e8eb;padding:8px;overflow-x:auto;font-size:12px;white-space:pre-wrap;word-break:break-word}
 pre.diff{white-space:pre;word-break:normal}
@@ -533,8 +534,19 @@ std::string variantTable(const KernelView& k) {
     const auto noise = num(at(*v, "run"), "noise");
     std::string reason = foldable(str(*v, "reason"));
     for (const auto& c : strs(at(*v, "checks"))) reason += "<div class=\"muted\">" + esc(c) + "</div>";
+    // Not gated in this run: the result came from the result cache, or the code is the same as
+    // another variant's (or the original's) and was not gated at all.
+    std::string badges;
+    if (flag(*v, "cached"))
+      badges += " <span class=\"badge cached\" title=\"" +
+                esc("the result of an earlier run on this device (cache/results/" + str(*v, "cache_key") +
+                    ".json), not gated again") +
+                "\">cached</span>";
+    if (!str(*v, "same_as").empty())
+      badges += " <span class=\"badge same-as\" title=\"not gated: the same code and launch\">same as " +
+                esc(str(*v, "same_as")) + "</span>";
     os << "<tr" << (v == k.kept ? " class=\"kept\"" : "") << " data-variant=\"" << esc(variantId(*v)) << "\"><td>"
-       << esc(variantId(*v)) << (v == k.kept ? " <b>(kept)</b>" : "") << "</td><td>"
+       << esc(variantId(*v)) << (v == k.kept ? " <b>(kept)</b>" : "") << badges << "</td><td>"
        << esc(chain(variantSkills(*v), isOriginal(*v) ? "(original)" : "")) << "</td><td>"
        << (isOriginal(*v) && str(*v, "outcome") == "not-run" ? "<span class=\"muted\">reference</span>"
                                                               : chip(str(*v, "outcome")))
@@ -577,6 +589,16 @@ std::string reportSections(const json& rep, std::string& nav) {
   const json& counts = at(rep, "counts").is_object() ? at(rep, "counts") : no_counts;
   for (const auto& [o, n] : counts.items()) os << chip(o) << " " << (n.is_number() ? n.dump() : "?") << " &nbsp; ";
   os << "</p>";
+  const auto cached = num(rep, "from_result_cache"), identical = num(rep, "not_gated_identical");
+  if ((cached && *cached > 0) || (identical && *identical > 0)) {
+    os << "<p class=\"muted not-gated\">Not gated in this run:";
+    if (cached && *cached > 0) os << " " << fmt("%.0f", *cached) << " from the result cache (<span class=\"badge cached\">cached</span>)";
+    if (cached && *cached > 0 && identical && *identical > 0) os << ";";
+    if (identical && *identical > 0)
+      os << " " << fmt("%.0f", *identical) << " the same code as another variant or the original (<span class=\"badge "
+         << "same-as\">same as</span>)";
+    os << ".</p>";
+  }
   std::vector<Bar> bars;
   for (const auto& k : kernels) {
     if (!k.entry && k.variants.empty()) continue;

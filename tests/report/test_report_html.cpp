@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "report/report_fixture.h"
+#include "report.h"
 #include "report_html.h"
 
 using namespace klineage;
@@ -49,11 +50,78 @@ TEST_CASE("report: every variant appears with its outcome and escaped reason", "
     if (v["variant"]["is_original"] == true && outcome == "not-run") CHECK(has(tr, ">reference</span>"));  // not gated itself
     else CHECK(has(tr, ">" + outcome + "</span>"));
     if (!v["reason"].get<std::string>().empty()) CHECK(has(tr, htmlEscape(v["reason"].get<std::string>())));
+    // a variant not gated in this run says why: a result from the result cache, the same code as another
+    CHECK(has(tr, ">cached</span>") == v.value("cached", false));
+    CHECK(has(tr, ">same as ") == v.contains("same_as"));
     saw_wrong |= outcome == "wrong-result";
   }
   CHECK(saw_wrong);  // the fake's reason with <script> in it
   CHECK_FALSE(has(html, "<script>alert"));
   CHECK(has(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"));
+}
+
+TEST_CASE("report: a variant from the result cache or the same as another says so in its row", "[report]") {
+  nlohmann::json rep = realReport();
+  std::vector<nlohmann::json*> saxpy;  // its variants, not the original
+  for (auto& v : rep["variants"])
+    if (v["variant"]["kernel"] == "saxpy" && !v["variant"]["is_original"].get<bool>()) saxpy.push_back(&v);
+  REQUIRE(saxpy.size() >= 3);
+  nlohmann::json& cached = *saxpy[0];
+  nlohmann::json& same = *saxpy[1];
+  cached["cached"] = true;
+  cached["cache_key"] = "0123abcd";
+  const std::string cached_id = cached["variant"]["id"], same_id = same["variant"]["id"], plain_id = (*saxpy[2])["variant"]["id"];
+  same["same_as"] = cached_id;
+  same["outcome"] = "not-run";
+  same["reason"] = "the same machine code and launch as " + cached_id + ": gated once, not again";
+  same["speedup"] = 0;
+  same["run"] = nullptr;
+  rep["from_result_cache"] = 1;
+  rep["not_gated_identical"] = 1;
+  const std::string html = renderHtmlReport(&rep, nullptr);
+  auto row = [&](const std::string& id) {
+    const size_t at = html.find("data-variant=\"" + htmlEscape(id) + "\"");
+    REQUIRE(at != std::string::npos);
+    return html.substr(at, html.find("</tr>", at) - at);
+  };
+  const std::string c = row(cached_id), s = row(same_id), plain = row(plain_id);
+  CHECK(has(c, "<span class=\"badge cached\""));
+  CHECK(has(c, ">cached</span>"));
+  CHECK(has(c, "cache/results/0123abcd.json"));
+  CHECK_FALSE(has(c, "same as"));
+  CHECK(has(s, "<span class=\"badge same-as\""));
+  CHECK(has(s, ">same as " + htmlEscape(cached_id) + "</span>"));
+  CHECK_FALSE(has(s, ">cached</span>"));
+  CHECK_FALSE(has(plain, "class=\"badge"));
+  // the summary counts them
+  CHECK(has(html, "1 from the result cache"));
+  CHECK(has(html, "1 the same code as another variant or the original"));
+  CHECK_FALSE(has(renderHtmlReport(&realReport(), nullptr), "Not gated in this run"));
+
+  // report.json (reportJson) carries both per variant, and the counts
+  Report r;
+  VariantReport a, b, o;
+  a.variant.id = "k/1";
+  a.variant.kernel = "k";
+  a.outcome = Outcome::Passed;
+  a.cached = true;
+  a.cache_key = "ab12";
+  b.variant.id = "k/2";
+  b.variant.kernel = "k";
+  b.same_as = "k/1";
+  o.variant.id = "k/3";
+  o.variant.kernel = "k";
+  r.variants = {a, b, o};
+  const nlohmann::json j = reportJson(r);
+  CHECK(j["variants"][0]["cached"] == true);
+  CHECK(j["variants"][0]["cache_key"] == "ab12");
+  CHECK_FALSE(j["variants"][0].contains("same_as"));
+  CHECK(j["variants"][1]["same_as"] == "k/1");
+  CHECK_FALSE(j["variants"][1].contains("cached"));
+  CHECK_FALSE(j["variants"][2].contains("cached"));
+  CHECK_FALSE(j["variants"][2].contains("same_as"));
+  CHECK(j["from_result_cache"] == 1);
+  CHECK(j["not_gated_identical"] == 1);
 }
 
 TEST_CASE("report: the kept variant's diff, lineage and facts are on the page", "[report]") {
