@@ -312,6 +312,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   gateAll(p, plans, reports, opt.repeat);
   repairRounds(p, plans, sources, reports, refusals, opt.repeat, optimizing);
   const int rc = finish(p, opt, manifest, plans, skills, reports, refusals, t0);
+  if (cache) cache->prune();  // every entry this run used stays; the least recently used beyond the cap go
   if (caching && rc == kExitOk) {
     const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
     saveLastRun(layout.lastRun(), {run_key, run_files, now.count(), p.gpu ? p.device.device : "no CUDA device"});

@@ -107,6 +107,8 @@ bool ResultCache::restore(VariantReport& r) {
     if (!j.at("run").is_null()) got.run = j.at("run").get<RunnerResult>();
     got.cached = true;
     r = std::move(got);
+    used_.insert(r.cache_key);
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
     return true;
   } catch (const std::exception& e) {
     status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); gating " +
@@ -126,9 +128,43 @@ void ResultCache::store(const VariantReport& r) {
   j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
   try {
     atomicWrite(dir_ / (r.cache_key + ".json"), j.dump(1) + "\n");
+    used_.insert(r.cache_key);
   } catch (const std::exception& e) {  // a full disk costs the reuse, not the run
     status_.warning(std::string("cannot store the result of ") + r.variant.id + " in the result cache: " + e.what());
   }
+}
+
+size_t ResultCache::prune(size_t max_entries) {
+  struct Entry {
+    fs::path path;
+    fs::file_time_type time;
+  };
+  std::vector<Entry> unused;
+  size_t total = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path& f = it->path();
+    std::error_code e;
+    if (f.extension() != ".json" || !it->is_regular_file(e)) continue;  // atomicWrite's .tmp files are not entries
+    ++total;
+    if (used_.count(f.stem().string())) continue;
+    const auto t = fs::last_write_time(f, e);
+    unused.push_back({f, e ? fs::file_time_type::min() : t});
+  }
+  if (total <= max_entries) return 0;
+  // Oldest first; names break ties, so that which go does not depend on the directory's order.
+  std::sort(unused.begin(), unused.end(),
+            [](const Entry& a, const Entry& b) { return a.time != b.time ? a.time < b.time : a.path < b.path; });
+  size_t removed = 0;
+  for (const Entry& e : unused) {
+    if (total - removed <= max_entries) break;
+    std::error_code rm;
+    if (fs::remove(e.path, rm)) ++removed;
+  }
+  if (removed)
+    status_.info("klineage: result cache: removed the " + std::to_string(removed) + " least recently used entries of " +
+                 dir_.string() + " (at most " + std::to_string(max_entries) + " are kept)");
+  return removed;
 }
 
 }  // namespace klineage

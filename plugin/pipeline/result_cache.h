@@ -6,6 +6,7 @@
 #pragma once
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ class Status;
 // Bumped whenever what a stored result means changes (judge(), the runner's checks, the fields
 // stored): every older entry then misses.
 constexpr int kResultCacheFormat = 1;
+
+// The most entries cache/results/ keeps after a run (ResultCache::prune): an entry is a few KB
+// (up to some tens with the timed samples), so at most some tens of MB per target, and room for
+// every variant of a large target over many edits and several devices.
+constexpr size_t kResultCacheMaxEntries = 4096;
 
 class ResultCache {
  public:
@@ -43,12 +49,18 @@ class ResultCache {
   // Stores r under r.cache_key when its result is complete (any outcome but not-run), atomically.
   void store(const VariantReport& r);
 
+  // At the end of a run: removes the oldest entries (by modification time; restore() touches
+  // what it reads, so the least recently used go first) until at most `max_entries` are left,
+  // never one this run restored or stored. Says how many it removed; returns that number.
+  size_t prune(size_t max_entries = kResultCacheMaxEntries);
+
  private:
   std::filesystem::path dir_;
   Status& status_;
   std::map<std::string, std::string> skill_files_;
   std::string device_;                          // the device fields of every key
   std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
+  std::set<std::string> used_;                  // keys this run restored or stored: never pruned
 
   std::string contentHash(const std::string& path);
   std::string skillsText(const Variant& v) const;

@@ -15,7 +15,10 @@
 #include "core/fs.h"
 #include "identical.h"
 #include "optimize.h"
+#include "result_cache.h"
+#include "status.h"
 #include "support/pipeline_project.h"
+#include "support/temp_dir.h"
 
 using klineage::test::Project;
 namespace fs = std::filesystem;
@@ -388,4 +391,101 @@ TEST_CASE("result cache: a variant that did not compile is not compiled again wi
       CHECK(v.value("cached", false));
       CHECK(v["reason"] == "error: float4");
     }
+}
+
+namespace {
+
+// A stored gate result of variant `id` under `key`, as an earlier run left it.
+VariantReport passed(const std::string& id, const std::string& key) {
+  VariantReport r;
+  r.variant.id = id;
+  r.variant.kernel = "k";
+  r.cache_key = key;
+  r.outcome = Outcome::Passed;
+  r.speedup = 1.2;
+  return r;
+}
+
+std::set<std::string> entries(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("result cache: pruning keeps what this run used, then the most recently used up to the cap", "[pipeline][cache]") {
+  klineage::test::TempDir dir("results");
+  RecordingStatus status;
+  DeviceProbe dev;
+  dev.available = true;
+  dev.device = "Fake GPU";
+  const auto now = fs::file_time_type::clock::now();
+  {  // an earlier run: old0 the least recently used .. old5 the most
+    ResultCache earlier(dir.path, status, {}, dev);
+    for (int i = 0; i < 6; ++i) {
+      const std::string key = "old" + std::to_string(i);
+      earlier.store(passed("k/" + std::to_string(i), key));
+      fs::last_write_time(dir.path / (key + ".json"), now - std::chrono::hours(10 - i));
+    }
+  }
+  dir.write("x.json.tmp.123", "half");  // not entries: never pruned
+  dir.write("notes.txt", "mine");
+
+  ResultCache cache(dir.path, status, {}, dev);
+  CHECK(cache.prune(6) == 0);  // at the cap: nothing goes
+  CHECK_FALSE(status.saw("result cache: removed"));
+  VariantReport r = passed("k/0", "old0");
+  r.outcome = Outcome::NotRun;
+  REQUIRE(cache.restore(r));  // the oldest, used by this run: stays, and counts as used now
+  CHECK(r.cached);
+  CHECK(fs::last_write_time(dir.path / "old0.json") > now - std::chrono::minutes(1));
+  cache.store(passed("k/9", "new0"));
+  VariantReport missing = passed("k/8", "gone");
+  CHECK_FALSE(cache.restore(missing));  // looked up, not there: nothing to keep
+
+  // 7 entries, 4 kept: the two this run used and the two most recently used of the rest
+  CHECK(cache.prune(4) == 3);
+  CHECK(status.saw("result cache: removed the 3 least recently used entries"));
+  CHECK(entries(dir.path) ==
+        std::set<std::string>{"old0.json", "old4.json", "old5.json", "new0.json", "x.json.tmp.123", "notes.txt"});
+  // below what this run used: only those stay
+  CHECK(cache.prune(0) == 2);
+  CHECK(entries(dir.path) == std::set<std::string>{"old0.json", "new0.json", "x.json.tmp.123", "notes.txt"});
+  // a directory that is not there yet: nothing to do
+  ResultCache none(dir.path / "missing", status, {}, dev);
+  CHECK(none.prune(0) == 0);
+}
+
+TEST_CASE("result cache: a run prunes cache/results to kResultCacheMaxEntries, never its own entries", "[pipeline][cache]") {
+  Project p(2);
+  useOwnSkills(p);
+  const fs::path results = p.root / "build/klineage/kernels/cache/results";
+  fs::create_directories(results);
+  // a full cache of earlier results (older the higher their number), none of this run's keys
+  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (size_t i = 0; i < kResultCacheMaxEntries; ++i) {
+    const fs::path f = results / ("earlier" + std::to_string(i) + ".json");
+    atomicWrite(f, "{}\n");
+    fs::last_write_time(f, day_ago - std::chrono::seconds(i));
+  }
+  TextCompiler cc;
+  CountingRunner gpu;
+  const Run run = optimize(p, gpu, cc);
+  REQUIRE(run.rc == 0);
+  REQUIRE(run.jobs > 0);
+  std::set<std::string> own;
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"])
+    if (v.contains("cache_key") && v["outcome"] != "not-run") own.insert(v["cache_key"].get<std::string>() + ".json");
+  REQUIRE_FALSE(own.empty());
+  const std::set<std::string> left = entries(results);
+  CHECK(left.size() == kResultCacheMaxEntries);
+  for (const auto& f : own) CHECK(left.count(f) == 1);
+  // the least recently used earlier ones went, the most recent stayed
+  CHECK(left.count("earlier" + std::to_string(kResultCacheMaxEntries - 1) + ".json") == 0);
+  CHECK(left.count("earlier" + std::to_string(kResultCacheMaxEntries - own.size()) + ".json") == 0);
+  CHECK(left.count("earlier" + std::to_string(kResultCacheMaxEntries - own.size() - 1) + ".json") == 1);
+  CHECK(left.count("earlier0.json") == 1);
+  CHECK(run.status.saw("klineage: result cache: removed the " + std::to_string(own.size()) + " least recently used"));
 }
