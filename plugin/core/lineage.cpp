@@ -11,6 +11,7 @@
 
 #include "core/diag.h"
 #include "core/fs.h"
+#include "core/precondition_probes.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -33,13 +34,33 @@ std::vector<const LineageVersion*> Lineage::pathTo(const std::string& id) const 
 namespace {
 
 nlohmann::json stepJson(const LineageStep& s) {
-  return {{"transform", s.transform}, {"direction", "inverse"}, {"params", s.params}, {"what", s.what}};
+  nlohmann::json j = {{"transform", s.transform}, {"direction", "inverse"}, {"params", s.params}, {"what", s.what}};
+  if (!s.probes.empty()) {  // `klineage mine --probe` only: lineages without it read as before
+    nlohmann::json probes = nlohmann::json::array();
+    for (const auto& p : s.probes)
+      probes.push_back({{"precondition", p.precondition},
+                        {"probe", p.probe.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.probe)},
+                        {"outcome", p.outcome},
+                        {"reason", p.reason},
+                        {"speedup", p.speedup ? nlohmann::json(*p.speedup) : nlohmann::json(nullptr)}});
+    j["probes"] = probes;
+  }
+  return j;
 }
 LineageStep stepFrom(const nlohmann::json& j) {
   LineageStep s;
   s.transform = j.at("transform").get<std::string>();
   s.params = j.value("params", nlohmann::json::object());
   s.what = j.value("what", "");
+  for (const auto& p : j.value("probes", nlohmann::json::array())) {
+    StepProbe sp;
+    sp.precondition = p.at("precondition").get<std::string>();
+    if (p.contains("probe") && p.at("probe").is_string()) sp.probe = p.at("probe").get<std::string>();
+    sp.outcome = p.at("outcome").get<std::string>();
+    sp.reason = p.value("reason", "");
+    if (p.contains("speedup") && p.at("speedup").is_number()) sp.speedup = p.at("speedup").get<double>();
+    s.probes.push_back(std::move(sp));
+  }
   return s;
 }
 
@@ -110,6 +131,52 @@ void from_json(const nlohmann::json& j, Lineage& l) {
       v.also_from.emplace_back(a.at("parent").get<std::string>(), stepFrom(a.at("step")));
     l.versions.push_back(std::move(v));
   }
+}
+
+const std::vector<std::string>& stepProbeOutcomes() {
+  static const std::vector<std::string> o = {"breaks-correctness", "breaks-speed", "holds",
+                                             "inconclusive",       "not-run",      "unprobed"};
+  return o;
+}
+
+// The speedup the forward step gives: the simplified version's time over its parent's (the
+// gate's interleaved ratio for the step that made it; the two medians for a merged step).
+static double forwardEffect(const LineageVersion& v, const LineageVersion& parent, const LineageStep* step) {
+  if (v.step && step == &*v.step && v.parent == parent.id && v.parent_speedup) return *v.parent_speedup;
+  return v.time_ms > 0 && parent.time_ms > 0 ? v.time_ms / parent.time_ms : 0;
+}
+
+std::vector<SkillStep> skillSteps(const Lineage& l) {
+  std::vector<SkillStep> out;
+  // Every accepted step: the step that made each version, and the merged ones (also_from).
+  for (const auto& v : l.versions) {
+    if (!v.accepted) continue;
+    std::vector<std::pair<const LineageVersion*, const LineageStep*>> steps;
+    if (v.step && !v.parent.empty())
+      if (const LineageVersion* parent = l.find(v.parent)) steps.emplace_back(parent, &*v.step);
+    for (const auto& [pid, step] : v.also_from)
+      if (const LineageVersion* parent = l.find(pid)) steps.emplace_back(parent, &step);
+    // Only a step whose forward direction pays is a skill: putting back what made the expert
+    // slower (mine_sgemm's __launch_bounds__(256): 0.83x) or changed nothing (restrict: 1.00x)
+    // stays in the lineage as evidence, not in the library.
+    for (const auto& [parent, step] : steps) {
+      const double sp = forwardEffect(v, *parent, step);
+      if (sp >= kMinedSkillGain) out.push_back({&v, parent, step, sp});
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> preconditionVerdicts(const std::vector<const LineageStep*>& steps) {
+  std::map<std::string, std::string> v;
+  for (const LineageStep* s : steps)
+    for (const StepProbe& p : s->probes) {
+      std::string& verdict = v[p.precondition];
+      if (p.outcome == "breaks-correctness" || p.outcome == "breaks-speed") verdict = "required";
+      else if (p.outcome == "holds" && verdict != "required") verdict = "not-required";
+      else if (verdict.empty()) verdict = "unverified";
+    }
+  return v;
 }
 
 Lineage loadLineage(const std::string& path) {
@@ -239,37 +306,84 @@ struct MinedSkill {
   const LineageStep* step = nullptr;      // its inverse step
   std::string parent;                     // the version the forward step turns it into
   std::vector<std::pair<const LineageVersion*, const LineageVersion*>> steps;  // (child, parent)
+  std::vector<const LineageStep*> step_of;                                    // each one's step
   std::vector<std::pair<std::string, std::string>> risks;                     // failure, avoided_by
 };
 
-}  // namespace
-
-// The speedup the forward step gives: the simplified version's time over its parent's (the
-// gate's interleaved ratio for the step that made it; the two medians for a merged step).
-static double forwardEffect(const LineageVersion& v, const LineageVersion& parent, const LineageStep* step) {
-  if (v.step && step == &*v.step && v.parent == parent.id && v.parent_speedup) return *v.parent_speedup;
-  return v.time_ms > 0 && parent.time_ms > 0 ? v.time_ms / parent.time_ms : 0;
+// The preconditions the probes of the skill's steps named, in the order first named.
+std::vector<std::string> probedOrder(const MinedSkill& s) {
+  std::vector<std::string> order;
+  for (const LineageStep* st : s.step_of)
+    for (const StepProbe& p : st->probes)
+      if (std::find(order.begin(), order.end(), p.precondition) == order.end()) order.push_back(p.precondition);
+  return order;
 }
+
+std::string stepName(const MinedSkill& s, size_t i) { return s.steps[i].first->id + " -> " + s.steps[i].second->id; }
+
+// [preconditions]: the facts that held for the simplified version; probed, the ones a probe showed
+// the step does without are dropped (not_required), and every probe's evidence follows.
+std::string preconditionsToml(const MinedSkill& s, const std::vector<std::string>& facts) {
+  const auto verdicts = preconditionVerdicts(s.step_of);
+  if (verdicts.empty()) return "\n[preconditions]\nfacts = " + tomlStrings(facts) + "\n";
+  std::vector<std::string> kept, verified, unverified, not_required;
+  for (const auto& f : facts) {
+    auto it = verdicts.find(f);
+    if (it == verdicts.end() || it->second != "not-required") kept.push_back(f);
+  }
+  for (const auto& pre : probedOrder(s)) {
+    const std::string& v = verdicts.at(pre);
+    (v == "required" ? verified : v == "not-required" ? not_required : unverified).push_back(pre);
+  }
+  std::ostringstream o;
+  o << "\n# Probed (klineage mine --probe, docs/lineage.md): verified = a probe that broke it broke the step (its\n"
+       "# results or its gain); unverified = no probe could break it, or none ran; not_required = the step stayed\n"
+       "# right and paying on every probe that broke it, so it is not among the facts.\n";
+  o << "[preconditions]\nfacts = " << tomlStrings(kept) << "\nverified = " << tomlStrings(verified)
+    << "\nunverified = " << tomlStrings(unverified) << "\nnot_required = " << tomlStrings(not_required) << "\n";
+  for (size_t i = 0; i < s.step_of.size(); ++i)
+    for (const StepProbe& p : s.step_of[i]->probes) {
+      o << "\n[[preconditions.probes]]\nprecondition = " << tomlString(p.precondition) << "\n";
+      if (!p.probe.empty()) o << "probe = " << tomlString(p.probe) << "\n";
+      o << "outcome = " << tomlString(p.outcome) << "\nreason = " << tomlString(p.reason.substr(0, 300))
+        << "\nstep = " << tomlString(stepName(s, i)) << "\n";
+      if (p.speedup && *p.speedup > 0) o << "speedup = " << fixed(*p.speedup, 4) << "\n";
+    }
+  return o.str();
+}
+
+// The probes that broke the step, as risks: what happens without the precondition, and what avoids it.
+std::vector<std::pair<std::string, std::string>> probeRisks(const Lineage& l, const MinedSkill& s) {
+  std::vector<std::pair<std::string, std::string>> risks;
+  for (size_t i = 0; i < s.step_of.size(); ++i)
+    for (const StepProbe& p : s.step_of[i]->probes) {
+      if (p.outcome != "breaks-correctness" && p.outcome != "breaks-speed") continue;
+      const std::string failure =
+          std::string(p.outcome == "breaks-correctness" ? "wrong or failing" : "no gain") + " on the probe " + p.probe +
+          " (breaks " + p.precondition + "; step " + stepName(s, i) + ")" +
+          (p.reason.empty() ? "" : ": " + p.reason.substr(0, 200));
+      const std::string avoided =
+          p.precondition == kDivisibleSizes
+              ? "sizes like the measured launch's (" + l.shape + "); no fact checks them, the gate's probe shapes do"
+          : p.precondition == kBlockSize ? "the measured block (" + l.shape + "); no fact checks it, the gate does"
+                                         : "the precondition " + p.precondition + " (verified by this probe)";
+      bool have = false;
+      for (const auto& r : risks) have = have || r.first == failure;
+      if (!have) risks.emplace_back(failure, avoided);
+    }
+  return risks;
+}
+
+}  // namespace
 
 std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir) {
   std::vector<MinedSkill> skills;
   std::map<std::string, size_t> by_key;  // transform + params + anchor -> skill
   std::map<std::string, unsigned> per_transform;
-  // Every accepted step: the step that made each version, and the merged ones (also_from).
-  std::vector<std::tuple<const LineageVersion*, const LineageVersion*, const LineageStep*>> all;
-  for (const auto& v : l.versions) {
-    if (!v.accepted) continue;
-    if (v.step && !v.parent.empty())
-      if (const LineageVersion* parent = l.find(v.parent)) all.emplace_back(&v, parent, &*v.step);
-    for (const auto& [pid, step] : v.also_from)
-      if (const LineageVersion* parent = l.find(pid)) all.emplace_back(&v, parent, &step);
-  }
-  for (const auto& [vp, parent, stp] : all) {
-    const LineageVersion& v = *vp;
-    // Only a step whose forward direction pays is a skill: putting back what made the expert
-    // slower (mine_sgemm's __launch_bounds__(256): 0.83x) or changed nothing (restrict: 1.00x)
-    // stays in the lineage as evidence, not in the library.
-    if (forwardEffect(v, *parent, stp) < kMinedSkillGain) continue;
+  for (const SkillStep& ss : skillSteps(l)) {
+    const LineageVersion& v = *ss.child;
+    const LineageVersion* parent = ss.parent;
+    const LineageStep* stp = ss.step;
     std::vector<std::string> features = v.features;
     std::sort(features.begin(), features.end());
     const std::string key = stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();
@@ -285,6 +399,7 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     }
     MinedSkill& s = skills[it->second];
     s.steps.emplace_back(&v, parent);
+    s.step_of.push_back(stp);
     // Risks: what the gate rejected among the other inverse steps from the same parent.
     for (const auto& sib : l.versions) {
       if (sib.parent != parent->id || sib.accepted || !sib.step || sib.id == v.id) continue;
@@ -319,7 +434,7 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
       << tomlString("a kernel with the features of " + v.id + ", the version of " + l.kernel +
                     " this forward step turns into " + s.parent)
       << "\nrequires_features = " << tomlStrings(v.features) << "\n";
-    o << "\n[preconditions]\nfacts = " << tomlStrings(v.facts) << "\n";
+    o << preconditionsToml(s, v.facts);
     o << "\n[effect]\nexpected = "
       << tomlString("measured on " + (l.gpu.empty() ? std::string("no GPU") : l.gpu) + " with " + l.kernel + "'s workload (" +
                     l.shape + "); other kernels of the same shape should gain alike")
@@ -333,6 +448,8 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
         << "\nspeedup = " << fixed(*sp, 4) << "\nexpert = " << tomlString(l.minedFrom())
         << "\nstep = " << tomlString(child->id + " -> " + parent->id) << "\n";
     }
+    for (const auto& [failure, avoided] : probeRisks(l, s)) o << "\n[[risks]]\nfailure = " << tomlString(failure)
+                                                                << "\navoided_by = " << tomlString(avoided) << "\n";
     for (const auto& [failure, avoided] : s.risks)
       o << "\n[[risks]]\nfailure = " << tomlString(failure) << "\navoided_by = " << tomlString(avoided) << "\n";
     o << "\n[provenance]\nkind = \"mined\"\nmined_from = " << tomlString(l.minedFrom()) << "\nlineage = "
@@ -342,6 +459,33 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     written.push_back(file.string());
   }
   return written;
+}
+
+std::string preconditionEvidenceText(const Skill& s) {
+  if (s.precondition_probes.empty() && s.verified.empty() && s.unverified.empty() && s.not_required.empty()) return "";
+  std::string out = "preconditions, probed (klineage mine --probe; docs/lineage.md):\n";
+  std::vector<std::string> order;
+  for (const auto* list : {&s.verified, &s.unverified, &s.not_required})
+    for (const auto& p : *list) order.push_back(p);
+  for (const auto& e : s.precondition_probes)
+    if (std::find(order.begin(), order.end(), e.precondition) == order.end()) order.push_back(e.precondition);
+  auto in = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  for (const auto& pre : order) {
+    const std::string verdict = in(s.verified, pre)       ? "required (verified by a probe)"
+                                : in(s.not_required, pre) ? "not required (the step stayed right and paying; not a fact of the skill)"
+                                : in(s.unverified, pre)   ? "unverified (no probe could break it, or none ran)"
+                                                          : "";
+    out += "  " + pre + (verdict.empty() ? "" : ": " + verdict) + "\n";
+    for (const auto& e : s.precondition_probes) {
+      if (e.precondition != pre) continue;
+      out += "    " + (e.probe.empty() ? std::string("(no probe)") : e.probe) + "  " + e.outcome;
+      if (e.speedup) out += "  " + fixed(*e.speedup, 2) + "x";
+      if (!e.step.empty()) out += "  [" + e.step + "]";
+      if (!e.reason.empty()) out += "  " + e.reason.substr(0, 200);
+      out += "\n";
+    }
+  }
+  return out;
 }
 
 }  // namespace klineage

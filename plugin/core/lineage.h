@@ -3,6 +3,7 @@
 // <out>/lineage.json; and the mined skills (schema 2, skills/README.md) made from its accepted
 // steps, reversed. Plain data: no Clang here (the miner, plugin/pipeline/mine.cpp, fills it).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,12 +17,32 @@ namespace klineage {
 
 constexpr const char* kLineageFormat = "klineage-lineage-1";
 
+// What one precondition probe (`klineage mine --probe`, core/precondition_probes.h) showed about
+// a step's forward direction: the parent gated against the simplified version on a launch that
+// breaks one precondition.
+struct StepProbe {
+  std::string precondition;  // a fact the mined skill would carry, or divisible-sizes / block-size
+  std::string probe;         // the probe's name ("misaligned: x +4 bytes, y +4 bytes"); "" when none
+  // breaks-correctness: the parent's results differ from the simplified version's (or it fails);
+  // breaks-speed: the same results, but the forward step does not pay (< kMinedSkillGain);
+  // holds: the same results, and it pays (or was not timed);
+  // inconclusive: the simplified version itself fails, or differs from itself, on the probe;
+  // not-run: the probe could not be run (no GPU, a launch the gate cannot evaluate);
+  // unprobed: no probe breaks this precondition (the reason says why).
+  std::string outcome;
+  std::string reason;
+  std::optional<double> speedup;  // the forward step's on the probe, when timed
+};
+const std::vector<std::string>& stepProbeOutcomes();
+
 // One inverse step: the transform whose inverse made the version from its parent, with the
 // parameters it ran with (the same as its forward's: the mined skill passes them on).
 struct LineageStep {
   std::string transform;
   nlohmann::json params = nlohmann::json::object();  // string values, as skills pass them
   std::string what;                                  // what the inverse said it did
+  // `klineage mine --probe`: the forward step's precondition probes (empty: not probed).
+  std::vector<StepProbe> probes;
 };
 
 // A probe shape of the gate (core/probes.h) the version was checked on.
@@ -75,6 +96,23 @@ struct Lineage {
 void to_json(nlohmann::json& j, const Lineage& l);
 void from_json(const nlohmann::json& j, Lineage& l);
 
+// The accepted steps whose forward direction pays (>= kMinedSkillGain): what the mined skills are
+// made of (emitMinedSkills) and what `klineage mine --probe` probes. Each: the simplified version,
+// the version the forward step turns it into, the step (the version's own, or one of its also_from).
+struct SkillStep {
+  const LineageVersion* child;
+  const LineageVersion* parent;
+  const LineageStep* step;
+  double speedup;  // the forward step's
+};
+std::vector<SkillStep> skillSteps(const Lineage& l);
+
+// What the probes of one or more steps say about each precondition (every probe's precondition):
+// "required" (a probe broke the step's correctness or speed: verified), "not-required" (probes ran
+// and the step stayed right and paying), "unverified" (no probe could break it, or none ran
+// conclusively). Empty when the steps were not probed.
+std::map<std::string, std::string> preconditionVerdicts(const std::vector<const LineageStep*>& steps);
+
 // Throws InputError naming the file on a file that is not a lineage (or of another format).
 Lineage loadLineage(const std::string& path);
 void saveLineage(const std::string& path, const Lineage& l);  // atomically
@@ -94,5 +132,8 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
 // from the expert to the version its forward step applies to ("" when the skill names no lineage).
 // Throws InputError when the lineage file cannot be read or lacks the version.
 std::string minedSkillLineage(const Skill& s);
+// For `klineage skills show`: a mined skill's precondition evidence (skill.h, Skill::precondition_probes), one
+// line per precondition and probe ("" when the skill was not probed).
+std::string preconditionEvidenceText(const Skill& s);
 
 }  // namespace klineage

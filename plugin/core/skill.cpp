@@ -10,6 +10,8 @@
 
 #include "core/diag.h"
 #include "core/facts/fact.h"
+#include "core/lineage.h"
+#include "core/precondition_probes.h"
 #include "core/toml_util.h"
 #include "core/fs.h"
 
@@ -192,11 +194,17 @@ class SkillReader {
                "anchor.forbids_features: '" + f + "' is also required; expected each feature in at most one list");
 
     const toml::table& pre = table(root, nullptr, "preconditions", false, empty);
-    checkKeys(pre, {"facts"}, "[preconditions]");
+    const std::vector<std::string> probed_keys = {"not_required", "probes", "unverified", "verified"};
+    if (!v2)
+      for (const auto& k : probed_keys)
+        if (pre.get(k)) failAt(pre.get(k), "preconditions." + k + ": needs schema = 2 (this file says 1)");
+    if (v2) checkKeys(pre, {"facts", "not_required", "probes", "unverified", "verified"}, "[preconditions]");
+    else checkKeys(pre, {"facts"}, "[preconditions]");
     s.facts = strings(pre, "facts", "preconditions.facts");
     for (const auto& f : s.facts)
       if (!isKnownFact(f))
         failAt(pre.get("facts"), "preconditions.facts: unknown fact '" + f + "'; valid facts: " + joinNames(factForms()));
+    readProbed(pre, s);
 
     const toml::table& effect = table(root, nullptr, "effect", true, empty);
     checkKeys(effect, {"expected", "measured"}, "[effect]");
@@ -265,6 +273,55 @@ class SkillReader {
   unsigned id_line = 0, id_column = 0;
 
  private:
+  // verified / unverified / not_required and [[preconditions.probes]]: what `klineage mine --probe`
+  // found (docs/lineage.md). Each precondition a fact or an implicit one, in one list at most.
+  void readProbed(const toml::table& pre, Skill& s) const {
+    std::map<std::string, std::string> listed;  // precondition -> list
+    auto known = [&](const std::string& key, const std::string& p, const toml::node* n) {
+      if (!isKnownFact(p) && !isImplicitPrecondition(p))
+        failAt(n, "preconditions." + key + ": unknown precondition '" + p + "'; expected a fact (" + joinNames(factForms()) +
+                      ") or divisible-sizes or block-size");
+    };
+    for (auto [key, list] : {std::pair{"verified", &s.verified}, std::pair{"unverified", &s.unverified},
+                             std::pair{"not_required", &s.not_required}}) {
+      *list = strings(pre, key, std::string("preconditions.") + key);
+      for (const auto& p : *list) {
+        known(key, p, pre.get(key));
+        auto [it, fresh] = listed.emplace(p, key);
+        if (!fresh)
+          failAt(pre.get(key), std::string("preconditions.") + key + ": '" + p + "' is also in preconditions." + it->second +
+                                   "; expected each precondition in one list");
+      }
+    }
+    const toml::node* m = pre.get("probes");
+    if (!m) return;
+    auto arr = m->as_array();
+    if (!arr) failAt(m, "preconditions.probes: expected an array of tables [[preconditions.probes]], found a " + tomlTypeName(*m));
+    for (const auto& el : *arr) {
+      auto t = el.as_table();
+      if (!t) failAt(&el, "preconditions.probes: expected tables { precondition, probe, outcome, reason }, found a " + tomlTypeName(el));
+      checkKeys(*t, {"outcome", "precondition", "probe", "reason", "speedup", "step"}, "[[preconditions.probes]]");
+      PreconditionEvidence e;
+      e.precondition = str(*t, t, "precondition", "preconditions.probes.precondition", true);
+      known("probes.precondition", e.precondition, t->get("precondition"));
+      e.probe = str(*t, t, "probe", "preconditions.probes.probe", false);
+      e.outcome = str(*t, t, "outcome", "preconditions.probes.outcome", true);
+      const auto& outcomes = stepProbeOutcomes();
+      if (std::find(outcomes.begin(), outcomes.end(), e.outcome) == outcomes.end())
+        failAt(t->get("outcome"), "preconditions.probes.outcome: \"" + e.outcome + "\"; expected one of " + joinNames(outcomes));
+      e.reason = str(*t, t, "reason", "preconditions.probes.reason", false);
+      e.step = str(*t, t, "step", "preconditions.probes.step", false);
+      if (const toml::node* sp = t->get("speedup")) {
+        double v = 0;
+        if (auto i = sp->as_integer()) v = static_cast<double>(i->get());
+        else if (auto f = sp->as_floating_point()) v = f->get();
+        if (!(v > 0) || !std::isfinite(v)) failAt(sp, "preconditions.probes.speedup: expected a positive number");
+        e.speedup = v;
+      }
+      s.precondition_probes.push_back(std::move(e));
+    }
+  }
+
   std::string file_;
 };
 
@@ -303,6 +360,8 @@ const std::vector<std::string>& factForms() {
 }
 
 bool isKnownFact(const std::string& fact) { return findFact(fact) != nullptr; }
+
+bool isImplicitPrecondition(const std::string& p) { return p == kDivisibleSizes || p == kBlockSize; }
 
 bool factHolds(const std::string& fact, const KernelInfo& k, const WorkloadFacts& facts, std::string* why_not) {
   const Fact* f = findFact(fact);
@@ -365,6 +424,24 @@ std::string Skill::lineagePath() const {
   return (fs::path(path).parent_path() / l).lexically_normal().string();
 }
 
+static nlohmann::json preconditionsJson(const Skill& s) {
+  nlohmann::json j = {{"facts", s.facts}};
+  if (s.verified.empty() && s.unverified.empty() && s.not_required.empty() && s.precondition_probes.empty()) return j;
+  j["verified"] = s.verified;
+  j["unverified"] = s.unverified;
+  j["not_required"] = s.not_required;
+  j["probes"] = nlohmann::json::array();
+  for (const auto& e : s.precondition_probes) {
+    nlohmann::json p = {{"precondition", e.precondition}, {"outcome", e.outcome}};
+    if (!e.probe.empty()) p["probe"] = e.probe;
+    if (!e.reason.empty()) p["reason"] = e.reason;
+    if (!e.step.empty()) p["step"] = e.step;
+    if (e.speedup) p["speedup"] = *e.speedup;
+    j["probes"].push_back(p);
+  }
+  return j;
+}
+
 nlohmann::json skillToJson(const Skill& s) {
   nlohmann::json measured = nlohmann::json::array(), risks = nlohmann::json::array();
   for (const auto& m : s.measured) {
@@ -392,7 +469,7 @@ nlohmann::json skillToJson(const Skill& s) {
            {{"description", s.anchor_description},
             {"requires_features", s.requires_features},
             {"forbids_features", s.forbids_features}}},
-          {"preconditions", {{"facts", s.facts}}},
+          {"preconditions", preconditionsJson(s)},
           {"effect", {{"expected", s.expected_effect}, {"measured", measured}}},
           {"risks", risks},
           {"provenance", prov},

@@ -3,6 +3,7 @@
 // from the manifest) and the workload facts it needs to be sound; the gate then measures whether it
 // pays.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,19 @@ struct SkillRisk {
   std::string failure, avoided_by;
 };
 
+// Schema 2, a mined skill probed by `klineage mine --probe` (docs/lineage.md): one probe that broke
+// one precondition, and what the step's forward direction did there ([[preconditions.probes]]).
+struct PreconditionEvidence {
+  std::string precondition;  // a fact, or "divisible-sizes" / "block-size"
+  std::string probe;         // "misaligned: x +4 bytes, y +4 bytes"; "" for an unprobed precondition
+  std::string outcome;       // breaks-correctness, breaks-speed, holds, inconclusive, not-run, unprobed
+  std::string reason;
+  std::string step;          // "v3 -> v1" of its lineage
+  std::optional<double> speedup;
+};
+// The preconditions a probe may name besides facts (core/precondition_probes.h).
+bool isImplicitPrecondition(const std::string& p);
+
 // How a skill is materialized on a kernel (`materialize` in the skill file, skills/README.md):
 //   Transform: by its C++ transform (the default);
 //   Llm: by a language model (docs/llm.md): the skill has no transform;
@@ -46,6 +60,11 @@ struct Skill {
   std::string anchor_description;
   std::vector<std::string> requires_features, forbids_features;
   std::vector<std::string> facts;                     // preconditions on the workload
+  // Schema 2, probed mined skills: which preconditions a probe showed to be needed (verified), which
+  // none could break (unverified; both kinds of facts stay in `facts`), which the step did without
+  // (not_required: not in `facts`), and the probes' evidence.
+  std::vector<std::string> verified, unverified, not_required;
+  std::vector<PreconditionEvidence> precondition_probes;
   std::string expected_effect;
   std::vector<MeasuredEffect> measured;
   std::vector<SkillRisk> risks;
