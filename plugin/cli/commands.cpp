@@ -168,6 +168,7 @@ int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, c
       std::cout << skillToJson(s).dump(2) << "\n";
       // A mined skill: the lineage it came from, the expert simplified step by step (docs/lineage.md).
       if (!s.lineage.empty()) std::cout << minedSkillLineage(s);
+      std::cout << preconditionEvidenceText(s);  // probed by `klineage mine --probe`; "" otherwise
       return kExitOk;
     }
   std::string known;

@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 10000u));
   mine->add_option("--emit-skills", mine_opt.emit_skills_dir,
                    "also write one skill (schema 2) per accepted step, reversed, into this directory");
+  mine->add_flag("--probe", mine_opt.probe,
+                 "after mining, gate each step that becomes a skill on launches that break one of its "
+                 "preconditions at a time (misaligned pointers, aliased buffers, other block sizes and sizes): "
+                 "which ones it needs goes into lineage.json and the skills. Costs ~6-9 more runner jobs per such "
+                 "step (docs/lineage.md)");
   mine->add_option("-j,--jobs", mine_opt.jobs, "parallel compiles (default: all cores)");
   mine->footer("Prints one line per version: id <- parent, the inverse step, the gate's outcome, its time.\n"
                "Exit status: 0 the lineage was written; 1 the expert could not be gated or KLineage failed; "

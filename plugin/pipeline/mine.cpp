@@ -28,6 +28,7 @@
 #include "gate/judge.h"
 #include "gate_loop.h"
 #include "header_kernels.h"
+#include "mine_probe.h"
 #include "run_setup.h"
 #include "select.h"
 #include "variant_source.h"
@@ -151,6 +152,7 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
     return kExitFailure;
   }
 
+  std::map<std::string, VersionBuild> builds{{"v0", {orig.cubin, orig.variant.mangled_name}}};  // for --probe
   const fs::path out = opt.out_dir.empty() ? layout.root / "mine" / k.name : fs::path(opt.out_dir);
   const std::string ext = fs::path(file).extension().string();
   Lineage lin;
@@ -262,6 +264,7 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
       const VariantReport& r = round[i];
       Node& n = fresh[i - 1];
       LineageVersion& v = lin.versions[n.version];
+      builds[v.id] = {r.cubin, r.variant.mangled_name};
       v.outcome = outcomeName(r.outcome);
       v.reason = r.reason;
       v.accepted = accepted(r.outcome);
@@ -288,6 +291,10 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
     p.status.warning("klineage mine: the budget of " + std::to_string(opt.budget) +
                      " versions is spent; versions beyond it were not made (--budget)");
   const std::string lineage_path = (out / "lineage.json").string();
+  if (opt.probe) {  // docs/lineage.md, "Probing preconditions": the evidence goes into the steps and skills
+    const unsigned jobs = probePreconditions(p, *plan, lin, builds);
+    p.status.info("klineage mine: --probe: " + std::to_string(jobs) + " probe jobs run");
+  }
   saveLineage(lineage_path, lin);
   unsigned accepted_steps = 0;
   for (const auto& v : lin.versions) accepted_steps += v.accepted && v.step ? 1 : 0;

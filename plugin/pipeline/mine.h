@@ -20,6 +20,9 @@ struct MineOptions {
   unsigned max_depth = 8;
   unsigned budget = 48;          // versions gated at most (the expert not counted)
   std::string emit_skills_dir;   // "": no skills
+  // Probe the preconditions of every step that becomes a skill (mine_probe.h): one more runner job
+  // per precondition probe of each such step (and a control run for each wrong result).
+  bool probe = false;
   unsigned jobs = 0;             // parallel compiles (0: hardware threads)
   Lineage* lineage_out = nullptr;  // tests: the lineage as written
 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/diag.h"
 #include "core/fs.h"
@@ -16,6 +17,7 @@
 #include "mine.h"
 #include "rewriter/transform.h"
 #include "support/pipeline_project.h"
+#include "support/temp_dir.h"
 
 using klineage::test::FakeCompiler;
 using klineage::test::Project;
@@ -63,6 +65,13 @@ struct SourceJudge : GpuRunner {
   bool wrong_without_restrict = false;
   double without_bounds = 0.95;  // the speed without __launch_bounds__ (1.0: it makes no difference)
   std::vector<std::string> gated;  // version ids, in the order gated
+  // --probe: a probe job runs a simplified version (the original) against its parent (the variant).
+  // A kernel with __launch_bounds__(256) fails at a larger block; a parent that adds __restrict__
+  // is wrong on an aliased launch.
+  bool racy_alias = false;          // every kernel differs from itself on an aliased launch
+  bool misaligned_no_gain = false;  // no forward step pays on misaligned pointers
+  bool probes_lost = false;         // probe jobs find no device
+  std::vector<RunnerJob> probe_jobs;
   DeviceProbe probe() override {
     DeviceProbe d;
     d.available = true;
@@ -71,7 +80,49 @@ struct SourceJudge : GpuRunner {
     d.driver = "13.0";
     return d;
   }
+  // The source of the version a cubin was compiled from (the expert's for the original).
+  std::string textOf(const std::string& cubin_path) const {
+    const std::string cubin = readFile(cubin_path);
+    const auto at = cubin.find("mine-");
+    return readFile(out / "versions" / ((at == std::string::npos ? "v0" : cubin.substr(at + 5)) + ".cu"));
+  }
+  static bool has(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
+  double speedOf(const std::string& text) const {
+    return (has(text, "__restrict__") ? 1.0 : 0.9) * (has(text, "__launch_bounds__") ? 1.0 : without_bounds);
+  }
+  RunnerResult probeRun(const RunnerJob& job) {
+    probe_jobs.push_back(job);
+    RunnerResult r;
+    r.device = "Fake GPU";
+    if (probes_lost) {
+      r.status = RunStatus::NoDevice;
+      r.reason = "no CUDA device (the driver went away)";
+      return r;
+    }
+    const std::string so = textOf(job.original.cubin), sv = textOf(job.variant.cubin);
+    bool aliased = false, misaligned = false;
+    for (const auto& prm : job.params) {
+      aliased = aliased || !prm.alias_of.empty();
+      misaligned = misaligned || (prm.alias_of.empty() && prm.offset_elements > 0);
+    }
+    for (auto [text, l, which] : {std::tuple{&so, &job.original, "original"}, std::tuple{&sv, &job.variant, "variant"}})
+      if (has(*text, "__launch_bounds__") && l->block.x * l->block.y * l->block.z > 256) {
+        r.outcome = Outcome::RuntimeFailed;
+        r.reason = std::string("launching the ") + which + " kernel scale (block [" + std::to_string(l->block.x) +
+                   ",1,1]): CUDA_ERROR_INVALID_VALUE";
+        return r;
+      }
+    if (aliased && (racy_alias || (has(sv, "__restrict__") && !has(so, "__restrict__")))) {
+      r.outcome = Outcome::WrongResult;
+      r.reason = "seed 1: x[0]: expected 3, got 4";
+      return r;
+    }
+    r.outcome = Outcome::Passed;
+    if (job.profile.enabled) klineage::test::setTimes(r, misaligned && misaligned_no_gain ? 1.0 : speedOf(sv) / speedOf(so));
+    return r;
+  }
   RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    if (readFile(job.original.cubin).find("mine-") != std::string::npos) return probeRun(job);
     RunnerResult r;
     r.device = "Fake GPU";
     const std::string cubin = readFile(job.variant.cubin);
@@ -99,7 +150,7 @@ struct Mined {
   int rc = -1;
 };
 
-Mined mine(const Project& p, SourceJudge& gpu, const std::string& skills_dir = "") {
+Mined mine(const Project& p, SourceJudge& gpu, const std::string& skills_dir = "", bool probe = false) {
   FakeCompiler cc;
   Mined m;
   MineOptions opt;
@@ -107,6 +158,7 @@ Mined mine(const Project& p, SourceJudge& gpu, const std::string& skills_dir = "
   opt.kernel = "scale";
   opt.out_dir = (p.root / "mine").string();
   opt.emit_skills_dir = skills_dir;
+  opt.probe = probe;
   opt.lineage_out = &m.lineage;
   gpu.out = opt.out_dir;
   PipelineSeams seams;
@@ -312,4 +364,281 @@ TEST_CASE("mine: a step whose forward direction does not pay stays in the lineag
   for (const auto& s : skills) transforms.insert(s.transform);
   CHECK(transforms.count("launch-bounds") == 0);
   CHECK(transforms.count("restrict-pointers") == 2);
+}
+
+namespace {
+
+const LineageVersion* versionBy(const Lineage& l, const std::string& transform, const std::string& parent) {
+  for (const auto& v : l.versions)
+    if (v.parent == parent && transformOf(v) == transform) return &v;
+  return nullptr;
+}
+
+std::vector<const StepProbe*> probesOf(const LineageStep& s, const std::string& precondition) {
+  std::vector<const StepProbe*> out;
+  for (const auto& p : s.probes)
+    if (p.precondition == precondition) out.push_back(&p);
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+const Skill* skillFor(const std::vector<Skill>& skills, const std::string& transform, bool with_restrict) {
+  for (const auto& s : skills)
+    if (s.transform == transform && contains(s.requires_features, "all_pointers_restrict") == with_restrict) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("mine --probe: a probe that breaks the step verifies its precondition; one that passes drops it", "[mine][probe]") {
+  Project p(4, expertFiles(), {"expert.cu"});
+  SourceJudge gpu;
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mine(p, gpu, dir.string(), /*probe=*/true);
+  REQUIRE(m.rc == 0);
+  std::string lines;
+  for (const auto& s : m.status.lines) lines += s + "\n";
+  INFO(lines);
+  const Lineage& l = m.lineage;
+  // -launch-bounds from the expert: v1 keeps __restrict__ and loses the bound
+  const LineageVersion* unbounded = versionBy(l, "launch-bounds", "v0");
+  REQUIRE(unbounded);
+  const LineageStep& bounds_step = *unbounded->step;
+  CHECK(contains(unbounded->facts, "uniform-block-size"));
+  auto blocks = probesOf(bounds_step, "uniform-block-size");
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0]->probe == "block 128 (grid 8192)");
+  CHECK(blocks[0]->outcome == "holds");
+  REQUIRE(blocks[0]->speedup);
+  CHECK(*blocks[0]->speedup == Approx(1 / 0.95).epsilon(0.01));
+  CHECK(blocks[1]->probe == "block 512 (grid 2048)");
+  CHECK(blocks[1]->outcome == "breaks-correctness");  // the parent's __launch_bounds__(256) cannot launch 512
+  CHECK_THAT(blocks[1]->reason, Catch::Contains("launching the variant kernel"));
+  auto mis = probesOf(bounds_step, "aligned16(all pointers)");
+  REQUIRE(mis.size() == 1);
+  CHECK(mis[0]->probe == "misaligned: x +4 bytes, y +4 bytes");
+  CHECK(mis[0]->outcome == "holds");
+  auto alias = probesOf(bounds_step, "no-overlap");
+  REQUIRE(alias.size() == 1);
+  CHECK(alias[0]->probe == "aliased: y = x (in place)");
+  CHECK(alias[0]->outcome == "holds");  // both sides have __restrict__: the step does not add it
+  auto sizes = probesOf(bounds_step, "divisible-sizes");
+  REQUIRE(sizes.size() == 3);
+  for (const auto* sp : sizes) CHECK(sp->outcome == "holds");
+
+  // -restrict-pointers from the expert: the parent adds __restrict__, wrong when y = x
+  const LineageVersion* unrestricted = versionBy(l, "restrict-pointers", "v0");
+  REQUIRE(unrestricted);
+  auto restrict_alias = probesOf(*unrestricted->step, "no-overlap");
+  REQUIRE(restrict_alias.size() == 1);
+  CHECK(restrict_alias[0]->outcome == "breaks-correctness");
+  CHECK_THAT(restrict_alias[0]->reason, Catch::Contains("wrong-result: seed 1: x[0]"));
+  // at block 512 the simplified version itself (still bounded to 256) cannot launch: says nothing
+  auto restrict_blocks = probesOf(*unrestricted->step, "uniform-block-size");
+  REQUIRE(restrict_blocks.size() == 2);
+  CHECK(restrict_blocks[1]->outcome == "inconclusive");
+  CHECK_THAT(restrict_blocks[1]->reason, Catch::Contains("the simplified version itself fails"));
+
+  // the jobs: the simplified version as the original, its parent as the variant
+  REQUIRE_FALSE(gpu.probe_jobs.empty());
+  bool saw_offset = false, saw_alias = false;
+  for (const auto& j : gpu.probe_jobs) {
+    CHECK(readFile(j.original.cubin).find("mine-") != std::string::npos);
+    for (const auto& prm : j.params) {
+      saw_offset = saw_offset || (prm.name == "x" && prm.offset_elements == 1);
+      saw_alias = saw_alias || prm.alias_of == "x";
+    }
+  }
+  CHECK(saw_offset);
+  CHECK(saw_alias);
+  CHECK(m.status.saw("klineage mine: probe " + unbounded->id + " -> v0  uniform-block-size  block 512 (grid 2048)  breaks-correctness"));
+
+  // lineage.json round-trips the evidence
+  const Lineage back = loadLineage((p.root / "mine/lineage.json").string());
+  const LineageVersion* b = back.find(unbounded->id);
+  REQUIRE(b);
+  REQUIRE(b->step->probes.size() == bounds_step.probes.size());
+  for (size_t i = 0; i < bounds_step.probes.size(); ++i) {
+    const StepProbe &x = bounds_step.probes[i], &y = b->step->probes[i];
+    CHECK(x.precondition == y.precondition);
+    CHECK(x.probe == y.probe);
+    CHECK(x.outcome == y.outcome);
+    CHECK(x.reason == y.reason);
+    CHECK(x.speedup.has_value() == y.speedup.has_value());
+  }
+
+  // the skills: verified preconditions stay facts, not-required ones are dropped; risks name the probe
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  const Skill* lb = skillFor(skills, "launch-bounds", true);
+  REQUIRE(lb);
+  CHECK(lb->verified == std::vector<std::string>{"uniform-block-size"});
+  CHECK(lb->facts == std::vector<std::string>{"uniform-block-size"});
+  CHECK(contains(lb->not_required, "aligned16(all pointers)"));
+  CHECK(contains(lb->not_required, "no-overlap"));
+  CHECK(contains(lb->not_required, "divisible-sizes"));
+  CHECK(lb->unverified.empty());
+  CHECK(lb->precondition_probes.size() == bounds_step.probes.size());
+  bool risk = false;
+  for (const auto& r : lb->risks)
+    risk = risk || (r.failure.find("block 512 (grid 2048)") != std::string::npos &&
+                    r.avoided_by.find("uniform-block-size") != std::string::npos);
+  CHECK(risk);
+  const Skill* rp = skillFor(skills, "restrict-pointers", false);  // from v0: the bound still there
+  REQUIRE(rp);
+  CHECK(contains(rp->verified, "no-overlap"));
+  CHECK(contains(rp->facts, "no-overlap"));
+  CHECK(contains(rp->not_required, "uniform-block-size"));  // block 128 held; 512 said nothing
+  // `klineage skills show`
+  const std::string shown = preconditionEvidenceText(*lb);
+  INFO(shown);
+  CHECK_THAT(shown, Catch::Contains("uniform-block-size: required") && Catch::Contains("block 512 (grid 2048)  breaks-correctness") &&
+                        Catch::Contains("no-overlap: not required"));
+  CHECK(skillToJson(*lb)["preconditions"]["verified"] == nlohmann::json{"uniform-block-size"});
+}
+
+TEST_CASE("mine --probe: no gain without a precondition verifies it too; the step stays a skill", "[mine][probe]") {
+  Project p(4, expertFiles(), {"expert.cu"});
+  SourceJudge gpu;
+  gpu.misaligned_no_gain = true;
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mine(p, gpu, dir.string(), true);
+  REQUIRE(m.rc == 0);
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  REQUIRE_FALSE(skills.empty());
+  for (const auto& s : skills) {
+    CHECK(contains(s.verified, "aligned16(all pointers)"));
+    CHECK(contains(s.facts, "aligned16(all pointers)"));
+    bool speed = false;
+    for (const auto& e : s.precondition_probes) speed = speed || (e.outcome == "breaks-speed" && e.speedup && *e.speedup == Approx(1.0));
+    CHECK(speed);
+  }
+}
+
+TEST_CASE("mine --probe: what no probe settles is unverified and stays a fact", "[mine][probe]") {
+  SECTION("a wrong result the simplified version also gives against itself is inconclusive") {
+    Project p(4, expertFiles(), {"expert.cu"});
+    SourceJudge gpu;
+    gpu.racy_alias = true;
+    const fs::path dir = p.root / "mined-skills";
+    Mined m = mine(p, gpu, dir.string(), true);
+    REQUIRE(m.rc == 0);
+    const LineageVersion* unrestricted = versionBy(m.lineage, "restrict-pointers", "v0");
+    REQUIRE(unrestricted);
+    auto alias = probesOf(*unrestricted->step, "no-overlap");
+    REQUIRE(alias.size() == 1);
+    CHECK(alias[0]->outcome == "inconclusive");
+    CHECK_THAT(alias[0]->reason, Catch::Contains("does not agree with itself"));
+    const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+    const Skill* rp = skillFor(skills, "restrict-pointers", false);
+    REQUIRE(rp);
+    CHECK(contains(rp->unverified, "no-overlap"));
+    CHECK(contains(rp->facts, "no-overlap"));
+  }
+  SECTION("probes that cannot run leave every precondition unverified and the facts as they were") {
+    Project p(4, expertFiles(), {"expert.cu"});
+    SourceJudge gpu;
+    gpu.probes_lost = true;
+    const fs::path dir = p.root / "mined-skills";
+    Mined m = mine(p, gpu, dir.string(), true);
+    REQUIRE(m.rc == 0);
+    const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+    REQUIRE_FALSE(skills.empty());
+    for (const auto& s : skills) {
+      CHECK(s.verified.empty());
+      CHECK(s.not_required.empty());
+      CHECK(contains(s.unverified, "aligned16(all pointers)"));
+      CHECK(contains(s.unverified, "divisible-sizes"));
+      const LineageVersion* v = m.lineage.find(s.lineage_version);
+      REQUIRE(v);
+      CHECK(s.facts == v->facts);
+      for (const auto& e : s.precondition_probes) CHECK(e.outcome == "not-run");
+    }
+  }
+  SECTION("without --probe nothing is probed and the skills read as before") {
+    Project p(4, expertFiles(), {"expert.cu"});
+    SourceJudge gpu;
+    const fs::path dir = p.root / "mined-skills";
+    Mined m = mine(p, gpu, dir.string());
+    REQUIRE(m.rc == 0);
+    CHECK(gpu.probe_jobs.empty());
+    for (const auto& v : m.lineage.versions)
+      if (v.step) CHECK(v.step->probes.empty());
+    for (const auto& s : loadSkills({dir.string()}, transformIds(), featureIds())) {
+      CHECK(s.verified.empty());
+      CHECK(s.precondition_probes.empty());
+      CHECK(preconditionEvidenceText(s).empty());
+      CHECK(readFile(s.path).find("verified") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("mined skills: a precondition no probe can reach is unverified; the probe keys are checked", "[mine][probe][skills]") {
+  // A lineage by hand: v1 <- v0 by -restrict-pointers, paying 1.2x, probed.
+  Lineage l;
+  l.target = "t";
+  l.kernel = "k";
+  l.expert_file = "/src/k.cu";
+  l.gpu = "Fake GPU";
+  l.shape = "grid 4 block 256";
+  LineageVersion v0, v1;
+  v0.id = "v0";
+  v0.outcome = "expert";
+  v0.accepted = true;
+  v0.time_ms = 1.0;
+  v1.id = "v1";
+  v1.parent = "v0";
+  v1.depth = 1;
+  v1.step = LineageStep{"restrict-pointers", nlohmann::json::object(), "dropped __restrict__", {}};
+  v1.outcome = "slower";
+  v1.accepted = true;
+  v1.time_ms = 1.2;
+  v1.parent_speedup = 1.2;
+  v1.facts = {"aligned16(all pointers)", "no-overlap"};
+  v1.step->probes = {{"aligned16(all pointers)", "", "unprobed", "every pointer's element type is 16 bytes or larger", std::nullopt},
+                     {"no-overlap", "aliased: y = x (in place)", "breaks-correctness", "wrong-result: x[0]", std::nullopt},
+                     {"divisible-sizes", "n = 1013", "holds", "same results", std::nullopt}};
+  l.versions = {v0, v1};
+  klineage::test::TempDir dir("probed-skills");
+  saveLineage((dir.path / "lineage.json").string(), l);
+  const Lineage back = loadLineage((dir.path / "lineage.json").string());
+  REQUIRE(back.versions[1].step->probes.size() == 3);
+  CHECK(back.versions[1].step->probes[0].probe.empty());
+  CHECK(back.versions[1].step->probes[0].outcome == "unprobed");
+  const auto files = emitMinedSkills(back, (dir.path / "lineage.json").string(), (dir.path / "skills").string());
+  REQUIRE(files.size() == 1);
+  const std::vector<Skill> skills = loadSkills({(dir.path / "skills").string()}, transformIds(), featureIds());
+  REQUIRE(skills.size() == 1);
+  const Skill& s = skills[0];
+  CHECK(s.unverified == std::vector<std::string>{"aligned16(all pointers)"});
+  CHECK(s.verified == std::vector<std::string>{"no-overlap"});
+  CHECK(s.not_required == std::vector<std::string>{"divisible-sizes"});
+  CHECK(s.facts == std::vector<std::string>{"aligned16(all pointers)", "no-overlap"});
+  REQUIRE(s.precondition_probes.size() == 3);
+  CHECK(s.precondition_probes[0].probe.empty());
+  CHECK(s.precondition_probes[1].step == "v1 -> v0");
+  CHECK_THAT(preconditionEvidenceText(s), Catch::Contains("aligned16(all pointers): unverified") &&
+                                               Catch::Contains("(no probe)  unprobed"));
+
+  // the loader's checks on the new keys
+  const std::string file = files[0];
+  const std::string text = readFile(file);
+  auto rejects = [&](const std::string& edited, const std::string& message) {
+    atomicWrite(file, edited);
+    CHECK_THROWS_WITH(loadSkills({(dir.path / "skills").string()}, transformIds(), featureIds()), Catch::Contains(message));
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  rejects(replaced("not_required = [\"divisible-sizes\"]", "not_required = [\"no-overlap\"]"),
+          "'no-overlap' is also in preconditions.verified");
+  rejects(replaced("not_required = [\"divisible-sizes\"]", "not_required = [\"fast-enough\"]"),
+          "unknown precondition 'fast-enough'");
+  rejects(replaced("outcome = \"holds\"", "outcome = \"fine\""), "preconditions.probes.outcome: \"fine\"");
+  rejects(replaced("schema = 2", "schema = 1"), "needs schema = 2");
+  atomicWrite(file, text);
+  CHECK_NOTHROW(loadSkills({(dir.path / "skills").string()}, transformIds(), featureIds()));
 }
