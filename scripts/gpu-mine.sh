@@ -18,6 +18,17 @@
 # H200, and each expert ~8 s besides (parse, compile the expert, replay its capture): about 6
 # minutes with the configure, the builds and the capture (~4.2 GiB). MINE_BUDGET=15 mines every
 # tree whole (52 versions).
+#
+# MINE_PROBE (default 1): `klineage mine --probe` (docs/lineage.md, "Probing preconditions"): after
+# an expert is mined, each step that becomes a skill is gated again, its parent against it, on
+# launches that break one of its preconditions at a time (pointers 4 bytes off 16-byte alignment,
+# an output aliased in place with an input, block.x halved and doubled, n + 1 and a small and a tiny
+# n); lineage.json and the skills record which ones it needs (verified), which none could break
+# (unverified) and which it did without. Cost: ~7 runner jobs per such step (the full-size ones
+# timed, ~1-3 s each on one H200, the small sizes under 1 s) plus one control job per wrong result:
+# ~10-15 s per step, so ~2-4 minutes on top for the 10-20 steps that pay in the defaults' trees.
+# Printed: the probes that broke a step or said nothing (the others are in <kernel>.log).
+# MINE_PROBE=0 mines without it.
 # Usage: scripts/gpu-mine.sh <klineage-install-prefix> <out-dir>
 set -uo pipefail
 if [ $# -ne 2 ]; then
@@ -30,6 +41,8 @@ build="$out/build"
 klineage="$prefix/bin/klineage"
 budget=${MINE_BUDGET:-9}
 depth=${MINE_DEPTH:-3}
+probe=()
+[ "${MINE_PROBE:-1}" = 0 ] || probe=(--probe)
 t0=$SECONDS
 cmake -S "$root/examples/experts" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DEXPERTS_MINE=ON \
   >"$out/configure.log" 2>&1 || { cat "$out/configure.log"; exit 1; }
@@ -45,18 +58,21 @@ else
     { echo "gpu-mine: klineage extract failed:"; tail -20 "$out/extract.log"; exit 1; }
 fi
 [ -n "$kernels" ] || { echo "gpu-mine: no mine_* kernel in the target mine_experts"; exit 1; }
-echo "gpu-mine: $(wc -w <<<"$kernels") experts (budget $budget, depth $depth): $kernels"
+echo "gpu-mine: $(wc -w <<<"$kernels") experts (budget $budget, depth $depth${probe:+, --probe}): $kernels"
 status=0
 summary=()
 for kernel in $kernels; do
   echo "== $kernel"
   k0=$SECONDS
   "$klineage" mine --config "$cfg" --kernel "$kernel" --out "$out/$kernel" --emit-skills "$out/skills" \
-    --budget "$budget" --max-depth "$depth" >"$out/$kernel.log" 2>&1
+    --budget "$budget" --max-depth "$depth" "${probe[@]}" >"$out/$kernel.log" 2>&1
   rc=$?
   # one line per version: "v3 <- v1  -restrict-pointers  passed  0.4120 ms  (forward step 1.08x)"
   grep -E "klineage mine: (v[0-9]+ |skill |no accepted|[0-9]+ simplified)|budget of" "$out/$kernel.log" |
     sed -E 's/^klineage( mine)?: (warning: )?(klineage mine: )?/  /'
+  # --probe: "probe v2 -> v0  uniform-block-size  block 512 (grid 2048)  breaks-correctness  ..."
+  grep -E "klineage mine: (probe .*  (breaks-|inconclusive)|--probe)" "$out/$kernel.log" | cut -c1-220 |
+    sed -E 's/^klineage mine: /  /'
   if [ $rc -ne 0 ]; then
     echo "klineage mine $kernel exited $rc; the end of $out/$kernel.log:"
     tail -30 "$out/$kernel.log"
