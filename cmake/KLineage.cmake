@@ -24,6 +24,7 @@ Commands
                       [WORKLOAD <file>]
                       [SKILLS <dir>...]
                       [BUDGET <n>]
+                      [SEARCH planned|subsets]
                       [TIMEOUT <seconds>]
                       [REQUIRE_GPU]
                       [SANITIZE memcheck|racecheck|synccheck]
@@ -74,8 +75,16 @@ Commands
     (``KLINEAGE_SKILLS_DIR``). Relative to ``CMAKE_CURRENT_SOURCE_DIR``; must exist.
 
   ``BUDGET <n>``
-    At most ``<n>`` variants are gated per kernel (positive integer, default 16).
+    At most ``<n>`` variants are gated per kernel (positive integer, default 10).
     ``KLINEAGE_BUDGET`` sets a default for every target.
+
+  ``SEARCH planned|subsets``
+    How the skill chains to gate are chosen. ``planned`` (the default): a few
+    variants per kernel at a time, each round chosen from the gate's results of the
+    last (only chains whose last step paid are extended), candidates ordered by what
+    each skill did on kernels with the same features (``docs/pipeline.md``, "The
+    planner"). ``subsets``: every set of skills once, breadth first, up to ``BUDGET``.
+    ``KLINEAGE_SEARCH`` sets a default for every target.
 
   ``TIMEOUT <seconds>``
     Time limit of one gated run (positive number, default 10).
@@ -347,7 +356,7 @@ endfunction()
 
 function(klineage_optimize target)
   set(options REQUIRE_GPU)
-  set(one WORKLOAD BUDGET TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS
+  set(one WORKLOAD BUDGET SEARCH TIMEOUT SANITIZE BACKEND SLURM_PARTITION SLURM_ACCOUNT SLURM_GRES SLURM_RUNNER SLURM_MAX_JOBS
           LLM_URL LLM_MODEL LLM_MAX_REQUESTS LLM_MAX_TOKENS LLM_REPAIR_ROUNDS LLM_TIMEOUT CI_BASELINE)
   set(multi SKILLS RUN ARGS SLURM_ARGS CI_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "${multi}")
@@ -361,7 +370,7 @@ function(klineage_optimize target)
     list(JOIN arg_UNPARSED_ARGUMENTS " " unknown)
     message(FATAL_ERROR
       "${fn}: unknown arguments: ${unknown}\n"
-      "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] "
+      "Expected: klineage_optimize(<target> [WORKLOAD <file>] [SKILLS <dir>...] [BUDGET <n>] [SEARCH planned|subsets] "
       "[TIMEOUT <seconds>] [REQUIRE_GPU] [SANITIZE memcheck|racecheck|synccheck] [BACKEND local|slurm] "
       "[SLURM_PARTITION <p>] [SLURM_ACCOUNT <a>] [SLURM_GRES <gres>] [SLURM_RUNNER <path>] [SLURM_MAX_JOBS <n>] "
       "[SLURM_ARGS <arg>...] [LLM_URL <url>] [LLM_MODEL <name>] [LLM_MAX_REQUESTS <n>] [LLM_MAX_TOKENS <n>] "
@@ -460,7 +469,18 @@ function(klineage_optimize target)
     _klineage_default_skills(skills)
   endif()
 
-  set(budget 16)
+  set(search "${KLINEAGE_SEARCH}")
+  if(DEFINED arg_SEARCH)
+    set(search "${arg_SEARCH}")
+  endif()
+  if(search STREQUAL "")
+    set(search planned)
+  endif()
+  if(NOT search MATCHES "^(planned|subsets)$")
+    message(FATAL_ERROR "${fn}: SEARCH must be planned or subsets, got '${search}'")
+  endif()
+
+  set(budget 10)
   set(budget_from "BUDGET")
   if(NOT "${KLINEAGE_BUDGET}" STREQUAL "")
     set(budget "${KLINEAGE_BUDGET}")
@@ -735,6 +755,7 @@ function(klineage_optimize target)
     "  \"workload\": ${j_workload},\n"
     "  \"skills\": ${j_skills},\n"
     "  \"budget\": ${budget},\n"
+    "  \"search\": \"${search}\",\n"
     "  \"timeout_s\": ${timeout},\n"
     "  \"require_gpu\": ${require_gpu},\n"
     "  \"sanitize\": \"${sanitize}\",\n"

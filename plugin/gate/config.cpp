@@ -74,7 +74,13 @@ Config loadConfig(const std::string& path) {
     if (!w.empty()) c.workload = w;
     if (j.contains("skills") && j["skills"].is_array()) c.skills = j["skills"].get<std::vector<std::string>>();
     if (j.contains("skills") && j["skills"].is_string()) c.skills = {j["skills"].get<std::string>()};
-    c.budget = countValue(j, "budget", 16u, path, "budget");
+    c.budget = countValue(j, "budget", 10u, path, "budget");
+    c.search = str("search", false);
+    if (c.search.empty()) c.search = "planned";
+    if (c.search != "planned" && c.search != "subsets")
+      throw InputError(path, 0, 0, "\"search\": \"" + c.search + "\" is not one of planned, subsets");
+    c.search_width = countValue(j, "search_width", 3u, path, "search_width");
+    if (c.search_width == 0) throw InputError(path, 0, 0, "\"search_width\": expected a positive count");
     c.timeout_s = j.value("timeout_s", 10.0);
     c.require_gpu = j.value("require_gpu", false);
     c.sanitize = str("sanitize", false);

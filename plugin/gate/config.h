@@ -18,7 +18,9 @@ struct Config {
   std::vector<SourcePair> sources;
   std::optional<std::string> workload;
   std::vector<std::string> skills;
-  unsigned budget = 16;       // variants per kernel, at most
+  unsigned budget = 10;       // variants per kernel, at most
+  std::string search = "planned";  // "planned" (rounds chosen from results) or "subsets" (every set, breadth first)
+  unsigned search_width = 3;  // planned: variants per kernel per round
   double timeout_s = 10;      // per variant run
   bool require_gpu = false;
   std::string sanitize;       // "memcheck", "racecheck", "synccheck" or "" (SANITIZE)

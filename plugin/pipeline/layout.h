@@ -41,6 +41,8 @@ struct BuildTreeLayout {
   // cache/results/<key>.json: one gate result per variant key (result_cache.h).
   std::filesystem::path resultCache() const { return root / "cache" / "results"; }
   std::filesystem::path resultEntry(const std::string& key) const { return resultCache() / (key + ".json"); }
+  // cache/effects.json: what each gated step did (effect_history.h), the planner's memory.
+  std::filesystem::path effects() const { return root / "cache" / "effects.json"; }
   // cache/last-run.json: the whole-run key of the last successful run and the files it read (run_key.h).
   std::filesystem::path lastRun() const { return root / "cache" / "last-run.json"; }
 };

@@ -14,6 +14,7 @@
 #include "core/diag.h"
 #include "core/fs.h"
 #include "core/workload.h"
+#include "effect_history.h"
 #include "features/feature.h"
 #include "gate/judge.h"
 #include "gate/selection.h"
@@ -128,22 +129,35 @@ void repairRounds(Pipeline& p, const Plans& plans, const std::vector<std::unique
   constexpr unsigned kMaxRounds = 16;
   for (unsigned round = 1; round <= kMaxRounds; ++round) {
     std::vector<VariantReport> next;  // each kernel's original, then its follow-ups
+    bool repairing = false;
     for (const auto& plan : plans.kernels) {
       const VariantReport* orig = originalOf(reports, plan.info->name);
       if (!orig || orig->cubin.empty()) continue;
-      std::vector<const VariantReport*> failed;
-      for (const auto& r : reports)
-        if (r.variant.kernel == plan.info->name && !r.variant.is_original && !accepted(r.outcome)) failed.push_back(&r);
-      if (failed.empty()) continue;
+      std::vector<const VariantReport*> gated, failed;
+      for (const auto& r : reports) {
+        if (r.variant.kernel != plan.info->name || r.variant.is_original) continue;
+        gated.push_back(&r);
+        if (!accepted(r.outcome)) failed.push_back(&r);
+      }
       std::vector<VariantReport> more;
-      for (const auto& s : sources)
-        for (auto& r : s->repairs(p, plan, failed, &refusals[plan.info->name])) more.push_back(std::move(r));
+      for (const auto& s : sources) {
+        for (auto& r : s->followUps(p, plan, gated, &refusals[plan.info->name])) more.push_back(std::move(r));
+        if (failed.empty()) continue;
+        std::vector<VariantReport> fixes = s->repairs(p, plan, failed, &refusals[plan.info->name]);
+        repairing = repairing || !fixes.empty();
+        for (auto& r : fixes) more.push_back(std::move(r));
+      }
       if (more.empty()) continue;
       next.push_back(*orig);
       for (auto& r : more) next.push_back(std::move(r));
     }
     if (next.empty()) return;
-    p.status.info("klineage: repair round " + std::to_string(round));
+    size_t count = 0;
+    for (const auto& r : next) count += r.variant.is_original ? 0 : 1;
+    if (repairing) p.status.info("klineage: repair round " + std::to_string(round));
+    else
+      p.status.info("klineage: round " + std::to_string(round + 1) + ": " + std::to_string(count) +
+                    " variant(s) chosen from the last round's results");
     if (skip_identical) skipSameSource(p.originals, next, reports);
     compileVariants(p, next);
     if (skip_identical) skipSameCode(next, reports);
@@ -290,8 +304,15 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   if (!captured) return kExitFailure;
   const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
   const Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.only_kernel);
+  // The effect history the planner orders skills by (effect_history.h): the skill directories'
+  // effects.json only, so a kernel's plan (and which of its variants the result cache holds) does
+  // not change because other kernels were gated; what this run learns goes to the build tree.
+  EffectHistory history;
+  for (const auto& dir : p.cfg.skills) history.load(fs::path(dir) / "effects.json", &p.status);
   std::vector<std::unique_ptr<VariantSource>> sources;
-  if (!opt.skip_skills && !opt.measure_build) sources.push_back(makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch()));
+  if (!opt.skip_skills && !opt.measure_build)
+    sources.push_back(p.cfg.search == "subsets" ? makeSkillSearch(skills, p.cfg.budget, makeSubsetSearch())
+                                                : makePlannedSearch(skills, p.cfg.budget, &history, p.cfg.search_width));
   if (opt.measure_build) addBuiltSources(p, plans, sources);
   if (!opt.extra_variant_sources.empty())
     sources.push_back(makeHandWritten(opt.extra_variant_kernel, opt.extra_variant_sources));
@@ -311,6 +332,12 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   }
   gateAll(p, plans, reports, opt.repeat);
   repairRounds(p, plans, sources, reports, refusals, opt.repeat, optimizing);
+  if (optimizing && p.gpu) {
+    EffectHistory learned;  // this build tree's records, and this run's
+    learned.load(layout.effects(), &p.status);
+    for (const auto& s : sources) s->finished(p, reports, &learned);
+    learned.save(layout.effects());
+  }
   const int rc = finish(p, opt, manifest, plans, skills, reports, refusals, t0);
   if (cache) cache->prune();  // every entry this run used stays; the least recently used beyond the cap go
   if (caching && rc == kExitOk) {

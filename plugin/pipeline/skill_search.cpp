@@ -2,7 +2,10 @@
 // re-parsed, its skill's preconditions checked on the kernel as it is then.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -10,7 +13,10 @@
 #include "apply.h"
 #include "context.h"
 #include "core/fs.h"
+#include "effect_history.h"
+#include "gate/judge.h"
 #include "header_kernels.h"
+#include "plan.h"
 #include "variant_source.h"
 
 namespace klineage {
@@ -70,91 +76,43 @@ struct State {
   std::vector<const Skill*> chain;
   GeometryChange geometry;
   KernelInfo info;
+  std::string variant_id;  // the variant this chain made ("" for the original)
 };
 
-class SkillSearch : public VariantSource {
+// What both searches share: applying one skill to a kernel as a chain left it (re-parsed, the
+// skill's preconditions checked on the kernel as it is then), and writing the variant.
+class ChainSearch : public VariantSource {
  public:
   // Skills without a transform (materialize = "llm") are the LLM source's (llm_source.cpp).
-  SkillSearch(const std::vector<Skill>& skills, unsigned budget, std::unique_ptr<SearchStrategy> s)
-      : budget_(budget), strategy_(std::move(s)) {
+  ChainSearch(const std::vector<Skill>& skills, unsigned budget) : budget_(budget) {
     for (const Skill& sk : skills)
       if (sk.hasTransform()) skills_.push_back(sk);
     rankSkills(skills_);
   }
-  std::string name() const override { return "skills (" + strategy_->name() + ")"; }
 
-  std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
-    Run run{p, plan, refusals, {}, {}, 0};
-    strategy_->reset();
-    std::vector<State> frontier{{p.originals, {}, {}, *plan.info}};
-    std::set<std::string> refused_on_original;
-    bool first = true;
-    while (!frontier.empty() && run.made < budget_) {
-      std::vector<State> next;
-      for (const State& st : frontier)
-        for (const Skill* s : strategy_->next(st.chain, skills_)) {
-          if (run.made >= budget_) break;
-          // `made` is marked when a chain is applied, so an order that fails leaves the set to another.
-          auto ns = step(run, st, *s);
-          if (!ns) {
-            if (first) refused_on_original.insert(s->id);
-            continue;
-          }
-          next.push_back(std::move(*ns));
-          // A step that makes a refused skill applicable (grid-stride-loop before vectorize-float4)
-          // is followed by that skill at once, before the budget goes to other single skills.
-          State copy = next.back();
-          extendEnabled(run, copy, refused_on_original, next);
-        }
-      if (first) {
-        // Singles tried before a later single was refused: offer them that one too.
-        first = false;
-        const size_t singles = next.size();
-        for (size_t i = 0; i < singles && run.made < budget_; ++i) {
-          State copy = next[i];
-          extendEnabled(run, copy, refused_on_original, next);
-        }
-      }
-      frontier = std::move(next);
-    }
-    return std::move(run.reports);
-  }
-
- private:
+ protected:
   std::vector<Skill> skills_;
   unsigned budget_;
-  std::unique_ptr<SearchStrategy> strategy_;
 
   struct Run {
     Pipeline& p;
     const KernelPlan& plan;
     std::vector<std::string>* refusals;
-    std::set<std::string> logged;
+    std::set<std::string>* logged;
     std::vector<VariantReport> reports;
-    unsigned made;
+    unsigned* made;
     // Once per skill and reason: after other skills a different precondition may be the one that
     // fails (vectorize needs a grid-stride loop first, then aligned pointers).
     void note(const std::string& key, const std::string& line) {
-      if (!logged.insert(key).second) return;
+      if (!logged->insert(key).second) return;
       p.status.kernelNote(plan.info->name, line);
       if (refusals) refusals->push_back(line);
     }
   };
 
-  // Depth first along the skills that were refused on the original kernel but apply after `st`.
-  void extendEnabled(Run& run, const State& st, const std::set<std::string>& refused, std::vector<State>& out) {
-    for (const Skill* s : strategy_->next(st.chain, skills_)) {
-      if (run.made >= budget_) return;
-      if (!refused.count(s->id)) continue;
-      if (auto ns = step(run, st, *s)) {
-        out.push_back(std::move(*ns));
-        State copy = out.back();  // `out` may grow below
-        extendEnabled(run, copy, refused, out);
-      }
-    }
-  }
-
-  std::optional<State> step(Run& run, const State& st, const Skill& s) {
+  // `made(chain)` is told of every chain applied, before its variant is written.
+  std::optional<State> step(Run& run, const State& st, const Skill& s,
+                            const std::function<void(const std::vector<const Skill*>&)>& made) {
     const KernelInfo& k = *run.plan.info;
     std::string why;
     if (!preconditionsHold(s, st.info, run.plan.facts ? &*run.plan.facts : nullptr, &why)) {
@@ -164,9 +122,8 @@ class SkillSearch : public VariantSource {
       run.note(s.id + "/" + why, "skill " + s.id + " not applicable" + after + ": " + why);
       return std::nullopt;
     }
-    TransformFacts tfacts;
-    tfacts.block_size = run.plan.block_size;
-    tfacts.block = run.plan.block_shape;
+    // The block the transform sees is the one the chain so far launches with.
+    const TransformFacts tfacts = factsFor(run.plan, st.geometry);
     StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
                              Direction::Forward, paramsOf(s), tfacts, k.in_header ? unitOf(k) : "");
     if (!r.applied) {
@@ -183,7 +140,7 @@ class SkillSearch : public VariantSource {
                                        "variants are gated");
       return std::nullopt;
     }
-    State ns{std::move(r.overlay), st.chain, g, r.kernel_after};
+    State ns{std::move(r.overlay), st.chain, g, r.kernel_after, ""};
     // What describes the kernel's place in the target (launch sites, prototypes, header or not)
     // comes from extraction of the whole target, not from re-parsing one file.
     ns.info.launches = k.launches;
@@ -192,8 +149,9 @@ class SkillSearch : public VariantSource {
     ns.info.units = k.units;
     if (k.is_template) keepInstanceTypes(ns.info, k);
     ns.chain.push_back(&s);
-    strategy_->made(ns.chain);
-    run.reports.push_back(write(run, ns, ++run.made));
+    made(ns.chain);
+    run.reports.push_back(write(run, ns, ++*run.made));
+    ns.variant_id = run.reports.back().variant.id;
     return ns;
   }
 
@@ -217,6 +175,302 @@ class SkillSearch : public VariantSource {
     writeVariantFiles(run.p, k, dir, ns.overlay.at(k.range.file), v);
     atomicWrite(dir / "variant.json", nlohmann::json(v).dump(2) + "\n");
     return rep;
+  }
+};
+
+class SkillSearch : public ChainSearch {
+ public:
+  SkillSearch(const std::vector<Skill>& skills, unsigned budget, std::unique_ptr<SearchStrategy> s)
+      : ChainSearch(skills, budget), strategy_(std::move(s)) {}
+  std::string name() const override { return "skills (" + strategy_->name() + ")"; }
+
+  std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
+    std::set<std::string> logged;
+    unsigned made = 0;
+    Run run{p, plan, refusals, &logged, {}, &made};
+    strategy_->reset();
+    std::vector<State> frontier{{p.originals, {}, {}, *plan.info, ""}};
+    std::set<std::string> refused_on_original;
+    bool first = true;
+    while (!frontier.empty() && made < budget_) {
+      std::vector<State> next;
+      for (const State& st : frontier)
+        for (const Skill* s : strategy_->next(st.chain, skills_)) {
+          if (made >= budget_) break;
+          // `made` is marked when a chain is applied, so an order that fails leaves the set to another.
+          auto ns = stepMarked(run, st, *s);
+          if (!ns) {
+            if (first) refused_on_original.insert(s->id);
+            continue;
+          }
+          next.push_back(std::move(*ns));
+          // A step that makes a refused skill applicable (grid-stride-loop before vectorize-float4)
+          // is followed by that skill at once, before the budget goes to other single skills.
+          State copy = next.back();
+          extendEnabled(run, copy, refused_on_original, next);
+        }
+      if (first) {
+        // Singles tried before a later single was refused: offer them that one too.
+        first = false;
+        const size_t singles = next.size();
+        for (size_t i = 0; i < singles && made < budget_; ++i) {
+          State copy = next[i];
+          extendEnabled(run, copy, refused_on_original, next);
+        }
+      }
+      frontier = std::move(next);
+    }
+    return std::move(run.reports);
+  }
+
+ private:
+  std::unique_ptr<SearchStrategy> strategy_;
+
+  std::optional<State> stepMarked(Run& run, const State& st, const Skill& s) {
+    return step(run, st, s, [this](const std::vector<const Skill*>& c) { strategy_->made(c); });
+  }
+
+  // Depth first along the skills that were refused on the original kernel but apply after `st`.
+  void extendEnabled(Run& run, const State& st, const std::set<std::string>& refused, std::vector<State>& out) {
+    for (const Skill* s : strategy_->next(st.chain, skills_)) {
+      if (*run.made >= budget_) return;
+      if (!refused.count(s->id)) continue;
+      if (auto ns = stepMarked(run, st, *s)) {
+        out.push_back(std::move(*ns));
+        State copy = out.back();  // `out` may grow below
+        extendEnabled(run, copy, refused, out);
+      }
+    }
+  }
+};
+
+// The planner (docs/pipeline.md, "The planner"): a few steps at a time, each round chosen from the
+// gate's results of the last. Round 1: the `width` most promising single skills (and what each
+// enables at once: grid-stride-loop, then vectorize). Then only chains whose last step paid
+// (>= kMinGain over the chain before it) are extended, best first; a kernel none of whose chains
+// paid gets the next singles. Candidates are ordered by what they did on kernels with the same
+// features (the effect history), then by rank and recorded effect; a skill that never paid on
+// such kernels is not tried. Without a GPU (nothing is gated) only round 1 is made.
+class PlannedSearch : public ChainSearch {
+ public:
+  static constexpr double kMinGain = 1.02;  // a step within 2% of its chain is noise on the H200 (METHOD.md)
+
+  PlannedSearch(const std::vector<Skill>& skills, unsigned budget, const EffectHistory* history, unsigned width)
+      : ChainSearch(skills, budget), history_(history), width_(std::max(1u, width)) {}
+  std::string name() const override { return "skills (planned)"; }
+
+  std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
+    KernelSearch& ks = kernels_[plan.info->name];
+    ks = KernelSearch{};
+    ks.gpu = p.gpu ? p.device.device : "";
+    ks.nodes.push_back({State{p.originals, {}, {}, *plan.info, ""}, -1});
+    ks.nodes[0].s = 1.0;
+    ks.nodes[0].judged = true;
+    Run run{p, plan, refusals, &ks.logged, {}, &ks.made};
+    // Which skills the original does not meet the preconditions of, said once; a step that makes
+    // one of them applicable is followed by it at once.
+    const WorkloadFacts* facts = plan.facts ? &*plan.facts : nullptr;
+    for (const Skill& s : skills_) {
+      std::string why;
+      if (preconditionsHold(s, *plan.info, facts, &why)) continue;
+      ks.refused_on_original.insert(s.id);
+      run.note(s.id + "/" + why, "skill " + s.id + " not applicable: " + why);
+    }
+    singles(run, ks);
+    return std::move(run.reports);
+  }
+
+  std::vector<VariantReport> followUps(Pipeline& p, const KernelPlan& plan, const std::vector<const VariantReport*>& gated,
+                                       std::vector<std::string>* refusals) override {
+    auto it = kernels_.find(plan.info->name);
+    if (it == kernels_.end() || !p.gpu) return {};
+    KernelSearch& ks = it->second;
+    const bool j = judge(ks, gated);
+    if (!j) return {};  // some of its variants are not gated yet
+    Run run{p, plan, refusals, &ks.logged, {}, &ks.made};
+    const unsigned before = ks.made;
+    extendPaying(run, ks);
+    if (ks.made == before && !ks.any_paid) singles(run, ks);
+    if (ks.made > before) ++ks.rounds;
+    return std::move(run.reports);
+  }
+
+  // Every judged step becomes a record of the effect history: its gain over the chain before it,
+  // and the best reached through it.
+  void finished(Pipeline& p, const std::vector<VariantReport>& reports, EffectHistory* out) override {
+    if (!out || !p.gpu) return;
+    for (auto& [kernel, ks] : kernels_) {
+      std::vector<const VariantReport*> mine;
+      for (const auto& r : reports)
+        if (r.variant.kernel == kernel) mine.push_back(&r);
+      judge(ks, mine);
+      for (size_t i = 1; i < ks.nodes.size(); ++i) {
+        const Node& n = ks.nodes[i];
+        if (!n.judged || n.duplicate) continue;
+        const Node& parent = ks.nodes[static_cast<size_t>(n.parent)];
+        if (!parent.judged || parent.s <= 0) continue;
+        std::string after;
+        for (auto* c : parent.st.chain) after += (after.empty() ? "" : "+") + c->id;
+        out->add({n.st.chain.back()->id, featureSignature(parent.st.info), ks.gpu, kernel, after, n.s / parent.s,
+                  bestThrough(ks, i) / parent.s});
+      }
+    }
+  }
+
+ private:
+  const EffectHistory* history_;
+  unsigned width_;
+
+  struct Node {
+    State st;
+    int parent;
+    double s = 0;           // speedup over the original (0: rejected or not gated)
+    bool judged = false;    // the gate's result is in
+    bool duplicate = false; // not gated: the same code as another variant
+    std::set<std::string> tried;  // skills tried on top of it
+    unsigned unknown_tried = 0;   // of those, how many with no recorded effect
+  };
+  struct KernelSearch {
+    std::vector<Node> nodes;  // [0]: the original
+    std::set<std::set<std::string>> seen;
+    std::set<std::string> refused_on_original, logged;
+    size_t next_single = 0;
+    unsigned made = 0, rounds = 0;
+    bool any_paid = false;
+    std::string gpu;
+  };
+  std::map<std::string, KernelSearch> kernels_;
+
+  // What the history says `s` does to a kernel like `st`'s (nullopt: nothing recorded).
+  std::optional<EffectHistory::Expectation> expected(const KernelSearch& ks, const State& st, const Skill& s) const {
+    if (!history_) return std::nullopt;
+    return history_->expected(s.id, featureSignature(st.info), ks.gpu);
+  }
+
+  // The skills to try on top of `st`, most promising first: what they did on kernels with the
+  // same features (median best), then the library's order (rankSkills). Those that never reached
+  // kMinGain there are left out, with a note.
+  std::vector<const Skill*> candidates(Run& run, const KernelSearch& ks, const State& st) {
+    std::vector<std::pair<double, const Skill*>> ranked;
+    std::set<std::string> used;
+    for (auto* c : st.chain) used.insert(c->id);
+    for (const Skill& s : skills_) {
+      if (used.count(s.id)) continue;
+      const auto e = expected(ks, st, s);
+      if (e && e->best < kMinGain) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2fx", e->best);
+        run.note(s.id + "/history", "skill " + s.id + " not tried: on " + std::to_string(e->n) +
+                                        " kernel(s) with the same features it reached at best " + b +
+                                        (e->same_gpu ? "" : " (on another GPU)") + " (effect history)");
+        continue;
+      }
+      ranked.push_back({e ? e->best : 0.0, &s});
+    }
+    // Known winners first (by what they reached), then the rest in the library's order.
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<const Skill*> out;
+    for (auto& [score, s] : ranked) out.push_back(s);
+    return out;
+  }
+
+  static std::set<std::string> ids(const std::vector<const Skill*>& chain, const Skill* plus = nullptr) {
+    std::set<std::string> k;
+    for (auto* c : chain) k.insert(c->id);
+    if (plus) k.insert(plus->id);
+    return k;
+  }
+
+  // Applies `s` on node `from`; the new node's index, or -1.
+  int apply(Run& run, KernelSearch& ks, size_t from, const Skill& s) {
+    if (ks.made >= budget_) return -1;
+    if (ks.seen.count(ids(ks.nodes[from].st.chain, &s))) return -1;
+    ks.nodes[from].tried.insert(s.id);
+    const bool unknown = !expected(ks, ks.nodes[from].st, s);
+    const State base = ks.nodes[from].st;  // nodes may grow (and move) below
+    auto ns = step(run, base, s, [&ks](const std::vector<const Skill*>& c) { ks.seen.insert(ids(c)); });
+    if (!ns) {
+      if (from == 0) ks.refused_on_original.insert(s.id);
+      return -1;
+    }
+    if (unknown) ++ks.nodes[from].unknown_tried;  // only variants made count against the cap
+    ks.nodes.push_back({std::move(*ns), static_cast<int>(from)});
+    const size_t idx = ks.nodes.size() - 1;
+    enabled(run, ks, idx);
+    return static_cast<int>(idx);
+  }
+
+  // A step that makes a skill refused on the original applicable is followed by it at once.
+  void enabled(Run& run, KernelSearch& ks, size_t idx) {
+    for (const Skill* s : candidates(run, ks, ks.nodes[idx].st))
+      if (ks.refused_on_original.count(s->id) && !ks.nodes[idx].tried.count(s->id)) apply(run, ks, idx, *s);
+  }
+
+  // The next `width` single skills that apply to the original.
+  void singles(Run& run, KernelSearch& ks) {
+    const std::vector<const Skill*> c = candidates(run, ks, ks.nodes[0].st);
+    unsigned made_singles = 0;
+    while (ks.next_single < c.size() && made_singles < width_ && ks.made < budget_) {
+      const Skill* s = c[ks.next_single++];
+      if (ks.nodes[0].tried.count(s->id)) continue;
+      if (apply(run, ks, 0, *s) >= 0) ++made_singles;
+    }
+    // Singles applied before a later single was refused: offer them that one (as the subset search).
+    for (size_t i = 1; i < ks.nodes.size() && ks.made < budget_; ++i)
+      if (ks.nodes[i].parent == 0) enabled(run, ks, i);
+  }
+
+  // Up to `width` extensions of the chains whose last step paid, the fastest chain first; each
+  // chain gets at most `width` skills with no recorded effect.
+  void extendPaying(Run& run, KernelSearch& ks) {
+    std::vector<size_t> paying;
+    for (size_t i = 1; i < ks.nodes.size(); ++i)
+      if (paid(ks, i)) paying.push_back(i);
+    std::stable_sort(paying.begin(), paying.end(), [&](size_t a, size_t b) { return ks.nodes[a].s > ks.nodes[b].s; });
+    unsigned made_now = 0;
+    for (size_t i : paying) {
+      for (const Skill* s : candidates(run, ks, ks.nodes[i].st)) {
+        if (made_now >= width_ || ks.made >= budget_) return;
+        if (ks.nodes[i].tried.count(s->id)) continue;
+        if (!expected(ks, ks.nodes[i].st, *s) && ks.nodes[i].unknown_tried >= width_) continue;
+        if (apply(run, ks, i, *s) >= 0) ++made_now;
+      }
+    }
+  }
+
+  bool paid(const KernelSearch& ks, size_t i) const {
+    const Node& n = ks.nodes[i];
+    if (!n.judged || n.duplicate || n.s <= 0) return false;
+    const Node& parent = ks.nodes[static_cast<size_t>(n.parent)];
+    return parent.judged && n.s >= parent.s * kMinGain;
+  }
+
+  // The gate's results onto the nodes; false while a node of this kernel has none yet.
+  bool judge(KernelSearch& ks, const std::vector<const VariantReport*>& gated) {
+    std::map<std::string, const VariantReport*> by_id;
+    for (const VariantReport* r : gated) by_id[r->variant.id] = r;
+    bool all = true;
+    for (size_t i = 1; i < ks.nodes.size(); ++i) {
+      Node& n = ks.nodes[i];
+      auto it = by_id.find(n.st.variant_id);
+      if (it == by_id.end()) {
+        all = all && n.judged;
+        continue;
+      }
+      const VariantReport& r = *it->second;
+      n.judged = true;
+      n.duplicate = !r.same_as.empty();
+      n.s = accepted(r.outcome) ? r.speedup : 0;
+      if (paid(ks, i)) ks.any_paid = true;
+    }
+    return all;
+  }
+
+  double bestThrough(const KernelSearch& ks, size_t i) const {
+    double best = ks.nodes[i].s;
+    for (size_t j = i + 1; j < ks.nodes.size(); ++j)
+      if (ks.nodes[j].parent == static_cast<int>(i)) best = std::max(best, bestThrough(ks, j));
+    return best;
   }
 };
 
@@ -248,6 +502,11 @@ std::unique_ptr<SearchStrategy> makeSubsetSearch() { return std::make_unique<Sub
 std::unique_ptr<VariantSource> makeSkillSearch(const std::vector<Skill>& skills, unsigned budget,
                                                std::unique_ptr<SearchStrategy> strategy) {
   return std::make_unique<SkillSearch>(skills, budget, std::move(strategy));
+}
+
+std::unique_ptr<VariantSource> makePlannedSearch(const std::vector<Skill>& skills, unsigned budget,
+                                                 const EffectHistory* history, unsigned width) {
+  return std::make_unique<PlannedSearch>(skills, budget, history, width);
 }
 
 }  // namespace klineage

@@ -17,6 +17,7 @@
 namespace klineage {
 
 struct Pipeline;
+class EffectHistory;
 
 class VariantSource {
  public:
@@ -33,6 +34,20 @@ class VariantSource {
                                              std::vector<std::string>* refusals) {
     (void)p, (void)plan, (void)failed, (void)refusals;
     return {};
+  }
+  // Follow-up rounds (the planner): after a round is gated, every gated variant of the kernel so far
+  // (of every source); the next variants to compile and gate, chosen from their results. Asked
+  // after every round with repairs(), until no source has any. Default: none.
+  virtual std::vector<VariantReport> followUps(Pipeline& p, const KernelPlan& plan,
+                                               const std::vector<const VariantReport*>& gated,
+                                               std::vector<std::string>* refusals) {
+    (void)p, (void)plan, (void)gated, (void)refusals;
+    return {};
+  }
+  // Every round is gated: `reports` is every report of the run. A source may record what it
+  // learned in the effect history (`history`, nullptr when none is kept).
+  virtual void finished(Pipeline& p, const std::vector<VariantReport>& reports, EffectHistory* history) {
+    (void)p, (void)reports, (void)history;
   }
 };
 
@@ -58,6 +73,12 @@ double measuredSpeedup(const Skill& s);
 void rankSkills(std::vector<Skill>& skills);
 
 std::unique_ptr<SearchStrategy> makeSubsetSearch();
+
+// The planner (the default search, docs/pipeline.md): `width` variants a round per kernel, each
+// round chosen from the gate's results of the last; candidates ordered by `history` (may be
+// nullptr) for kernels with the same features. At most `budget` variants per kernel.
+std::unique_ptr<VariantSource> makePlannedSearch(const std::vector<Skill>& skills, unsigned budget,
+                                                 const EffectHistory* history, unsigned width = 3);
 
 // At most `budget` variants per kernel, breadth first over the strategy's chains; every step is
 // re-parsed and its skill's preconditions checked on the kernel as it is then.

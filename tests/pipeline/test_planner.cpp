@@ -1,0 +1,234 @@
+// The planner (SEARCH planned, skill_search.cpp; docs/pipeline.md "The planner") on a copy of
+// examples/quickstart, with a fake compiler and a fake GPU whose speedups the test decides: which
+// chains it gates in which round, that only chains whose last step paid are extended, that it never
+// gates a set of skills twice, and how the effect history orders and leaves out skills.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "effect_history.h"
+#include "optimize.h"
+#include "status.h"
+#include "support/pipeline_project.h"
+
+using klineage::test::FakeCompiler;
+using klineage::test::Project;
+namespace fs = std::filesystem;
+using namespace klineage;
+
+namespace {
+
+// A variant's speedup from what the gate asks: vectorized (a quarter of the threads) `vector`,
+// a changed block size `block`, anything else `other`.
+struct ScriptedRunner : GpuRunner {
+  double vector = 1.30, block = 1.0, other = 1.0;
+  size_t jobs = 0;
+  DeviceProbe probe() override {
+    DeviceProbe d;
+    d.available = true;
+    d.device = "Fake GPU";
+    d.arch = "sm_90";
+    return d;
+  }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    ++jobs;
+    RunnerResult r;
+    r.device = "Fake GPU";
+    r.outcome = Outcome::Passed;
+    const long long t = job.variant.grid.x * job.variant.block.x, o = job.original.grid.x * job.original.block.x;
+    const double s = t < o ? vector : job.variant.block.x != job.original.block.x ? block : other;
+    klineage::test::setTimes(r, s);
+    if (s < 1.0) r.outcome = Outcome::Slower;
+    return r;
+  }
+};
+
+struct Gated {
+  std::vector<std::string> chains;  // in the order they were made
+  RecordingStatus status;
+  int rc = -1;
+};
+
+Gated optimize(const Project& p, ScriptedRunner& gpu, bool with_gpu = true) {
+  Gated g;
+  FakeCompiler cc;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  opt.result_cache = false;
+  PipelineSeams seams;
+  seams.compiler = &cc;
+  if (with_gpu) seams.runner = &gpu;
+  seams.status = &g.status;
+  g.rc = runOptimize(opt, seams);
+  return g;
+}
+
+// Each kernel's chains, in variant order ("grid-stride-loop+vectorize-float4").
+std::map<std::string, std::vector<std::string>> chains(const Project& p) {
+  std::map<std::pair<std::string, int>, std::string> by_number;
+  const nlohmann::json report = p.report();  // the loop below reads into it
+  for (const auto& v : report["variants"]) {
+    const std::string id = v["variant"]["id"];
+    if (v["variant"]["is_original"].get<bool>()) continue;
+    std::string c;
+    for (const auto& s : v["variant"]["skills"]) c += (c.empty() ? "" : "+") + s.get<std::string>();
+    by_number[{v["variant"]["kernel"], std::stoi(id.substr(id.find('/') + 1))}] = c;
+  }
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [k, c] : by_number) out[k.first].push_back(c);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+bool startsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("planner: round 1 gates a few singles and what they enable; only chains that paid are extended", "[pipeline][planner]") {
+  Project p(10);
+  ScriptedRunner gpu;  // only the vectorized chain pays (1.30x); everything else is 1.00x
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
+  const auto all = chains(p);
+  std::string lines;
+  for (const auto& l : g.status.lines) lines += l + "\n";
+  INFO(lines);
+  for (const char* k : {"saxpy", "relu"}) {
+    const std::vector<std::string>& c = all.at(k);
+    INFO(k << ":\n" << joined(c));
+    REQUIRE(c.size() >= 5);
+    CHECK(c.size() <= 10);
+    // round 1: three singles, grid-stride-loop followed at once by vectorize-float4
+    CHECK(c[0] == "grid-stride-loop");
+    CHECK(c[1] == "grid-stride-loop+vectorize-float4");
+    size_t singles = 0;
+    for (size_t i = 0; i < 4 && i < c.size(); ++i) singles += c[i].find('+') == std::string::npos;
+    CHECK(singles == 3);
+    // later rounds extend only the chain that paid (vectorized), never a 1.00x single
+    for (size_t i = 4; i < c.size(); ++i) CHECK(startsWith(c[i], "grid-stride-loop+vectorize-float4+"));
+  }
+  CHECK(g.status.saw("klineage: round 2"));
+  // the winner is the paying chain
+  CHECK(p.report()["selected"]["saxpy"]["skills"] == nlohmann::json({"grid-stride-loop", "vectorize-float4"}));
+}
+
+TEST_CASE("planner: a kernel none of whose chains paid gets the next singles, and no set of skills twice", "[pipeline][planner]") {
+  Project p(10);
+  ScriptedRunner gpu;
+  gpu.vector = 0.9;  // nothing pays
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
+  for (const auto& [k, c] : chains(p)) {
+    INFO(k << ":\n" << joined(c));
+    size_t singles = 0;
+    std::set<std::set<std::string>> sets;
+    for (const auto& chain : c) {
+      singles += chain.find('+') == std::string::npos;
+      // the only chains of two: what a single enables at once
+      if (chain.find('+') != std::string::npos) CHECK(chain == "grid-stride-loop+vectorize-float4");
+      std::set<std::string> set;
+      size_t from = 0;
+      for (size_t at; (at = chain.find('+', from)) != std::string::npos; from = at + 1) set.insert(chain.substr(from, at - from));
+      set.insert(chain.substr(from));
+      CHECK(sets.insert(set).second);  // never the same set of skills twice
+    }
+    CHECK(singles > 3);  // more singles after round 1
+  }
+}
+
+TEST_CASE("planner: the effect history it writes orders the next plan and leaves out what never paid", "[pipeline][planner]") {
+  Project p(10);
+  fs::create_directories(p.root / "skills");
+  for (const char* id : {"grid-stride-loop", "vectorize-float4", "restrict-pointers", "launch-bounds", "block-size-128",
+                         "block-size-512"})
+    fs::copy_file(fs::path(KLINEAGE_SOURCE_DIR) / "skills" / (std::string(id) + ".toml"),
+                  p.root / "skills" / (std::string(id) + ".toml"));
+  p.setConfig("skills", {(p.root / "skills").string()});
+  ScriptedRunner gpu;  // only vectorized chains pay
+  REQUIRE(optimize(p, gpu).rc == 0);
+  const size_t first_count = chains(p).at("saxpy").size();
+
+  // The first run's records: each step, the kernel's features before it, its gain and the best
+  // reached through it (grid-stride-loop: what vectorize-float4 reached after it).
+  const fs::path learned = p.root / "build/klineage/kernels/cache/effects.json";
+  REQUIRE(fs::exists(learned));
+  EffectHistory h;
+  RecordingStatus st;
+  h.load(learned, &st);
+  REQUIRE_FALSE(h.records().empty());
+  bool gs_found = false;
+  for (const auto& r : h.records()) {
+    CHECK_FALSE(r.features.empty());
+    CHECK(r.gpu == "Fake GPU");
+    if (r.skill == "grid-stride-loop" && r.after.empty() && r.kernel == "saxpy") {
+      gs_found = true;
+      CHECK(r.gain == Approx(1.0));
+      CHECK(r.best == Approx(1.30));
+    }
+  }
+  CHECK(gs_found);
+
+  // Shipped with the skills, it orders the next plan: what reached the most first; the singles
+  // that reached 1.00x on the original's features are not tried on it.
+  std::set<std::string> lost_on_original;
+  const std::string original_features = [&] {
+    for (const auto& r : h.records())
+      if (r.kernel == "saxpy" && r.after.empty()) return r.features;
+    return std::string();
+  }();
+  for (const auto& r : h.records())
+    if (r.kernel == "saxpy" && r.after.empty() && r.best < 1.02) lost_on_original.insert(r.skill);
+  REQUIRE_FALSE(lost_on_original.empty());
+  fs::copy_file(learned, p.root / "skills" / "effects.json");
+  Gated again = optimize(p, gpu);
+  REQUIRE(again.rc == 0);
+  const auto all = chains(p);
+  const std::vector<std::string>& c = all.at("saxpy");
+  INFO(joined(c));
+  REQUIRE(c.size() >= 2);
+  CHECK(c[0] == "grid-stride-loop");
+  CHECK(c[1] == "grid-stride-loop+vectorize-float4");
+  for (const auto& chain : c)
+    for (const auto& lost : lost_on_original) CHECK_FALSE(startsWith(chain, lost));
+  CHECK(c.size() < first_count);  // fewer variants gated: the losers are left out
+  std::string refusals;
+  for (const auto& k : again.status.lines) refusals += k + "\n";
+  CHECK_THAT(refusals, Catch::Contains("skill " + *lost_on_original.begin() + " not tried") &&
+                          Catch::Contains("(effect history)"));
+}
+
+TEST_CASE("planner: without a GPU only round 1 is made", "[pipeline][planner]") {
+  Project p(10);
+  ScriptedRunner gpu;
+  Gated g = optimize(p, gpu, /*with_gpu=*/false);
+  REQUIRE(g.rc == 0);
+  for (const auto& [k, c] : chains(p)) {
+    INFO(k << ":\n" << joined(c));
+    CHECK(c.size() == 4);  // three singles and grid-stride-loop+vectorize-float4
+  }
+  CHECK_FALSE(g.status.saw("klineage: round 2"));
+}
+
+TEST_CASE("planner: an unreadable effect history is a warning naming the file, and is not used", "[pipeline][planner]") {
+  Project p(10);
+  fs::create_directories(p.root / "skills");
+  fs::copy_file(fs::path(KLINEAGE_SOURCE_DIR) / "skills" / "grid-stride-loop.toml", p.root / "skills" / "grid-stride-loop.toml");
+  atomicWrite(p.root / "skills" / "effects.json", "{\"format\": 1, \"records\": [{\"skill\": 3}]}");
+  p.setConfig("skills", {(p.root / "skills").string()});
+  ScriptedRunner gpu;
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
+  CHECK(g.status.saw((p.root / "skills" / "effects.json").string() + ": not a readable effect history"));
+}
