@@ -59,11 +59,20 @@ for p in $parts; do
       run experts bash bench/experts.sh "$prefix" "$ew"
       cp "$ew"/*.out "$ew"/optimize.log "$out/" 2>/dev/null
       cp "$ew"/optimized/klineage/naive/report.json "$out/experts-report.json" 2>/dev/null
+      # what each gated step did (the planner's effect history), for skills/effects.json
+      cp "$ew"/optimized/klineage/naive/cache/effects.json "$out/experts-effects.json" 2>/dev/null
       # where each gate job spends its time (runner.log lines carry the seconds since the job began)
       (cd "$ew"/optimized/klineage/naive && tar czf "$out/runner-logs.tgz" $(find gate -name runner.log) 2>/dev/null)
-      run experts-planted bash tests/gpu/experts_planted.sh "$prefix" "$ew" "${PLANTED_REPEAT:-3}" ;;
+      # EXPERTS_PLANTED=0: the table only
+      if [ "${EXPERTS_PLANTED:-1}" != 0 ]; then
+        run experts-planted bash tests/gpu/experts_planted.sh "$prefix" "$ew" "${PLANTED_REPEAT:-3}"
+      fi ;;
+    planted)  # only the catalogue's planted wrong variants (after an experts part in the same EXPERTS_WORK)
+      run experts-planted bash tests/gpu/experts_planted.sh "$prefix" "${EXPERTS_WORK:-/tmp/kl-experts}" "${PLANTED_REPEAT:-3}" ;;
     speed)  # `ninja optimize` on the quickstart: cold, no-op, after a one-file edit (issue 8's goals)
-      run speed bash scripts/gpu-speed.sh "$prefix" /tmp/kl-speed ;;
+      run speed bash scripts/gpu-speed.sh "$prefix" /tmp/kl-speed
+      cp /tmp/kl-speed/cold.log "$out/speed-cold.log" 2>/dev/null
+      cp /tmp/kl-speed/build/klineage/kernels/cache/effects.json "$out/quickstart-effects.json" 2>/dev/null ;;
     mine)  # klineage mine on the mineable experts (scripts/gpu-mine.sh); lineages + skills in $out/mine.tgz
       TAIL=250 run mine bash scripts/gpu-mine.sh "$prefix" /tmp/kl-mine
       (cd /tmp/kl-mine && tar czf "$out/mine.tgz" --exclude=build skills mine_* 2>/dev/null) ;;
