@@ -83,6 +83,7 @@ set(error_cases
   "no_cuda_sources=target 'host_only' has no CUDA sources"
   "missing_workload=WORKLOAD file '[^']*/does-not-exist.toml' does not exist"
   "bad_budget=BUDGET must be a positive integer, got 'many'"
+  "bad_search=SEARCH must be planned or subsets, got 'random'"
   "args_without_run=ARGS given without RUN"
   "bad_sanitize=SANITIZE must be memcheck, racecheck or synccheck, got 'asan'"
   "bad_backend=BACKEND must be local or slurm, got 'pbs'"
@@ -278,7 +279,8 @@ endforeach()
 expect_json(target "${cfg_more}" "more" target)
 expect_json_type(workload "${cfg_more}" NULL workload)
 expect_json(skills "${cfg_more}" "${prefix}/share/klineage/skills" skills 0)
-expect_json(budget "${cfg_more}" 16 budget)
+expect_json(budget "${cfg_more}" 10 budget)
+expect_json(search "${cfg_more}" "planned" search)
 expect_json(timeout_s "${cfg_more}" 10 timeout_s)
 expect_json(require_gpu "${cfg_more}" OFF require_gpu)
 expect_json(cuda_architectures "${cfg_more}" "80" cuda_architectures 0)

@@ -15,7 +15,7 @@ if(NOT KLINEAGE_TEST_NINJA OR NOT _klineage_test_nvcc)
   message(STATUS "KLineage: CMake module tests skipped (they need ninja and nvcc)")
 else()
   set(_klineage_cmake_cases
-    ok unknown_target unknown_keyword no_cuda_sources missing_workload bad_budget args_without_run
+    ok unknown_target unknown_keyword no_cuda_sources missing_workload bad_budget bad_search args_without_run
     bad_sanitize sanitize bad_backend slurm_without_backend backend_slurm ci_baseline ci_args_without_baseline
     llm llm_api_key bad_llm_requests
     twice configure build subdirectory)

@@ -72,3 +72,23 @@ TEST_CASE("parseProbe: the device count, and an unreadable probe", "[gate][backe
   CHECK_FALSE(d.available);
   CHECK(d.reason == "srun klineage-runner --probe: exit 139: segfault");
 }
+
+TEST_CASE("config: search planned by default (width 3, budget 10), subsets on request, anything else an error naming the file",
+          "[config]") {
+  Config c = loadConfig(writeConfig("search-default", ""));
+  CHECK(c.search == "planned");
+  CHECK(c.search_width == 3);
+  CHECK(c.budget == 10);
+  c = loadConfig(writeConfig("search-subsets", R"(, "search": "subsets", "search_width": 5)"));
+  CHECK(c.search == "subsets");
+  CHECK(c.search_width == 5);
+  const std::string bad = writeConfig("search-bad", R"(, "search": "random")");
+  try {
+    loadConfig(bad);
+    FAIL("no error for search random");
+  } catch (const InputError& e) {
+    CHECK(e.file == bad);
+    CHECK(e.message.find("\"search\": \"random\" is not one of planned, subsets") != std::string::npos);
+  }
+  CHECK_THROWS_AS(loadConfig(writeConfig("width-zero", R"(, "search_width": 0)")), InputError);
+}
