@@ -93,6 +93,13 @@ void to_json(nlohmann::json& j, const Lineage& l) {
        {"mined_from", l.minedFrom()}, {"workload", l.workload}, {"shape", l.shape}, {"gpu", l.gpu},
        {"arch", l.arch},       {"cuda", l.cuda},     {"date", l.date},           {"max_depth", l.max_depth},
        {"budget", l.budget},   {"versions", versions}};
+  nlohmann::json dropped = nlohmann::json::array();
+  for (const auto& d : l.dropped)
+    dropped.push_back({{"parent", d.parent},
+                       {"step", stepJson(d.step)},
+                       {"reason", d.reason},
+                       {"version", d.version.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.version)}});
+  j["dropped"] = dropped;
 }
 
 void from_json(const nlohmann::json& j, Lineage& l) {
@@ -130,6 +137,11 @@ void from_json(const nlohmann::json& j, Lineage& l) {
     for (const auto& a : jv.value("also_from", nlohmann::json::array()))
       v.also_from.emplace_back(a.at("parent").get<std::string>(), stepFrom(a.at("step")));
     l.versions.push_back(std::move(v));
+  }
+  for (const auto& d : j.value("dropped", nlohmann::json::array())) {
+    DroppedStep s{d.at("parent").get<std::string>(), stepFrom(d.at("step")), d.value("reason", ""), ""};
+    if (d.contains("version") && d.at("version").is_string()) s.version = d.at("version").get<std::string>();
+    l.dropped.push_back(std::move(s));
   }
 }
 

@@ -45,6 +45,17 @@ struct LineageStep {
   std::vector<StepProbe> probes;
 };
 
+// An inverse step `klineage mine` did not keep (docs/lineage.md): the forward step with the step's
+// parameters, applied to the simplified version, does not give the parent's text back (an inverse
+// ignores what only shapes the forward's form: unroll, vector_width), or refuses it. Never a step of
+// a version, so never a mined skill.
+struct DroppedStep {
+  std::string parent;
+  LineageStep step;
+  std::string reason;   // "forward with coarsen=16, unroll=4 does not give v0 back"
+  std::string version;  // the version it reached (made from another step); "" when none was made
+};
+
 // A probe shape of the gate (core/probes.h) the version was checked on.
 struct LineageProbe {
   std::string name;  // "n = 1013"
@@ -86,6 +97,7 @@ struct Lineage {
   std::string gpu, arch, cuda, date;
   unsigned max_depth = 0, budget = 0;
   std::vector<LineageVersion> versions;
+  std::vector<DroppedStep> dropped;  // the inverse steps not kept, in the order tried
 
   std::string minedFrom() const { return expert_file + ":" + kernel; }
   const LineageVersion* find(const std::string& id) const;

@@ -5,6 +5,7 @@
 #include "mine.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -87,6 +88,56 @@ std::string today() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
+}
+
+// An inverse step as one parameter set made it, before it is merged or made a version.
+struct Candidate {
+  StepResult r;
+  GeometryChange g;
+  LineageStep step;
+  std::string key;      // source text + launch change
+  std::string dropped;  // why the forward step does not give the parent back ("" when it does)
+};
+
+// The text with runs of whitespace removed, except one blank between two identifier characters.
+std::string normalizedText(const std::string& s) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  bool gap = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty() && word(out.back()) && word(c)) out += ' ';
+    gap = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string paramsText(const TransformParams& params) {
+  if (params.empty()) return "the default parameters";
+  std::string s;
+  for (const auto& [key, v] : params) s += (s.empty() ? "" : ", ") + key + "=" + v;
+  return s;
+}
+
+// Why the forward step with `params`, applied to the simplified version (`child`, launched with
+// `g`), does not give the parent's text back ("" when it does, whitespace aside). The mined skill
+// passes the step's parameters to the forward, and an inverse ignores the ones that only shape the
+// forward's form (unroll, vector_width): a parameter set the expert never had must not be credited
+// with its measurement.
+std::string forwardMismatch(const Pipeline& p, const KernelPlan& plan, const KernelInfo& k, const std::string& file,
+                            const std::string& unit, const Transform& t, const TransformParams& params,
+                            const Overlay& child, const GeometryChange& g, const std::string& parent_text,
+                            const std::string& parent_id) {
+  const StepResult f =
+      applyStep(child, p.setup.clang_args, file, k.name, t, Direction::Forward, params, factsFor(plan, g), unit);
+  if (!f.applied) return "forward with " + paramsText(params) + " refuses the simplified version (" + f.reason + ")";
+  if (normalizedText(f.overlay.at(file)) != normalizedText(parent_text))
+    return "forward with " + paramsText(params) + " does not give " + parent_id + " back";
+  return "";
 }
 
 struct Node {
@@ -193,6 +244,10 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
     for (const Node& n : frontier) {
       const std::string parent_id = lin.versions[n.version].id;
       for (const Transform* t : allTransforms()) {
+        // Every parameter set first: one whose forward step does not give the parent back must not
+        // become the version's step because it came first (block-reduce-atomic-unrolled's skill
+        // loads before block-reduce-atomic's).
+        std::vector<Candidate> cands;
         for (const TransformParams& params : param_sets.at(t->id())) {
           StepResult r = applyStep(n.overlay, p.setup.clang_args, file, k.name, *t, Direction::Inverse, params,
                                    factsFor(*plan, n.geometry), unit);
@@ -211,9 +266,28 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
                                             "sources: not followed");
             continue;
           }
-          const std::string text = r.overlay.at(file);
-          const std::string key = text + "\n" + nlohmann::json(g).dump();
-          if (auto it = seen.find(key); it != seen.end()) {
+          std::string key = r.overlay.at(file) + "\n" + nlohmann::json(g).dump();
+          std::string why = forwardMismatch(p, *plan, k, file, unit, *t, params, r.overlay, g, n.overlay.at(file), parent_id);
+          cands.push_back({std::move(r), g, std::move(step), std::move(key), std::move(why)});
+        }
+        std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.dropped.empty(); });
+        for (Candidate& c : cands) {
+          StepResult& r = c.r;
+          const GeometryChange& g = c.g;
+          const LineageStep& step = c.step;
+          const std::string& key = c.key;
+          const std::string& text = r.overlay.at(file);
+          auto it = seen.find(key);
+          if (!c.dropped.empty()) {
+            // Not a step of any version (nor a skill): kept in the lineage with the reason. The
+            // version it reached stays when another parameter set reproduces the parent.
+            const std::string reached = it != seen.end() ? lin.versions[it->second].id : "";
+            lin.dropped.push_back({parent_id, step, c.dropped, reached});
+            p.status.kernelNote(k.name, "-" + t->id() + " from " + parent_id + ": " + c.dropped +
+                                            (reached.empty() ? ": not followed" : ": dropped from " + reached + "'s steps"));
+            continue;
+          }
+          if (it != seen.end()) {
             if (it->second != n.version) lin.versions[it->second].also_from.emplace_back(parent_id, step);
             continue;
           }

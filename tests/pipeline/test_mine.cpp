@@ -1,10 +1,12 @@
 // `klineage mine` over a fake compiler and a fake GPU runner (docs/lineage.md): the tree of inverse
-// steps from an expert kernel, identical versions merged, rejected versions kept and not expanded,
+// steps from an expert kernel, identical versions merged, parameter sets whose forward does not give
+// the parent back dropped, rejected versions kept and not expanded,
 // the skills mined from it (schema 2) loaded back, `klineage skills show`'s lineage text, and the
 // skill loader's error for a newer schema.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -64,6 +66,8 @@ struct SourceJudge : GpuRunner {
   fs::path out;
   bool wrong_without_restrict = false;
   double without_bounds = 0.95;  // the speed without __launch_bounds__ (1.0: it makes no difference)
+  // When set, a version's speed relative to the expert's is speed(its text) / speed(the expert's).
+  std::function<double(const std::string&)> speed;
   std::vector<std::string> gated;  // version ids, in the order gated
   // --probe: a probe job runs a simplified version (the original) against its parent (the variant).
   // A kernel with __launch_bounds__(256) fails at a larger block; a parent that adds __restrict__
@@ -134,6 +138,7 @@ struct SourceJudge : GpuRunner {
     const bool restrict_ = text.find("__restrict__") != std::string::npos;
     const bool bounds = text.find("__launch_bounds__") != std::string::npos;
     double speedup = (restrict_ ? 1.0 : 0.9) * (bounds ? 1.0 : without_bounds);
+    if (speed) speedup = speed(text) / speed(readFile(out / "versions/v0.cu"));
     klineage::test::setTimes(r, speedup);
     r.outcome = Outcome::Passed;
     if (wrong_without_restrict && !restrict_) {
@@ -150,12 +155,13 @@ struct Mined {
   int rc = -1;
 };
 
-Mined mine(const Project& p, SourceJudge& gpu, const std::string& skills_dir = "", bool probe = false) {
+Mined mine(const Project& p, SourceJudge& gpu, const std::string& skills_dir = "", bool probe = false,
+           const std::string& kernel = "scale") {
   FakeCompiler cc;
   Mined m;
   MineOptions opt;
   opt.config = p.config;
-  opt.kernel = "scale";
+  opt.kernel = kernel;
   opt.out_dir = (p.root / "mine").string();
   opt.emit_skills_dir = skills_dir;
   opt.probe = probe;
@@ -641,4 +647,173 @@ TEST_CASE("mined skills: a precondition no probe can reach is unverified; the pr
   rejects(replaced("schema = 2", "schema = 1"), "needs schema = 2");
   atomicWrite(file, text);
   CHECK_NOTHROW(loadSkills({(dir.path / "skills").string()}, transformIds(), featureIds()));
+}
+
+namespace {
+
+// A reduction expert as block-reduce-atomic's forward writes it with coarsen 16 and `unroll` (1: no
+// pragma), no __restrict__ or __launch_bounds__: -block-reduce-atomic is the only inverse that is kept
+// (the skills give it coarsen 16; 16 and unroll 4; 64; and 16, unroll 4, vector_width 4).
+std::map<std::string, std::string> reductionFiles(unsigned unroll) {
+  const std::string pragma = unroll > 1 ? "  #pragma unroll " + std::to_string(unroll) + "\n" : "";
+  const std::string expert = R"CU(// a reduction expert for the miner
+#include "kernels.h"
+
+__global__ void rsum(int n, float* x, float* out) {
+  float kl_sum = 0;
+)CU" + pragma + R"CU(  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i];
+  // one sum per warp, then per block, then one atomic per block
+  for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+  __shared__ float kl_warp_sums[32];
+  if (threadIdx.x % 32 == 0) kl_warp_sums[threadIdx.x / 32] = kl_sum;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    kl_sum = threadIdx.x < blockDim.x / 32 ? kl_warp_sums[threadIdx.x] : 0;
+    for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+    if (threadIdx.x == 0) atomicAdd(out, kl_sum);
+  }
+}
+
+cudaError_t launch_rsum(int n, float* x, float* out) {
+  cudaError_t err = cudaMemsetAsync(out, 0, sizeof(float));
+  if (err != cudaSuccess) return err;
+  rsum<<<(n + 4095) / 4096, 256>>>(n, x, out);
+  return cudaGetLastError();
+}
+)CU";
+  const char* workload = R"TOML(
+[kernel.rsum]
+grid = ["(n + 4095) / 4096"]
+block = [256]
+args.n = 1048576
+args.x = { elements = "n", init = "uniform(-1, 1)" }
+args.out = { elements = 1, init = "zeros", output = true }
+check = { rtol = 1e-3, atol = 4.0 }
+)TOML";
+  const std::string toml = readFile(fs::path(KLINEAGE_SOURCE_DIR) / "examples/quickstart/klineage.toml");
+  return {{"src/expert.cu", expert}, {"klineage.toml", toml + workload}};
+}
+
+// The block reduction is twice as fast as the naive kernel (one atomicAdd per element).
+Mined mineReduction(const Project& p, SourceJudge& gpu, const fs::path& skills) {
+  gpu.speed = [](const std::string& text) { return text.find("kl_sum") != std::string::npos ? 1.0 : 0.5; };
+  return mine(p, gpu, skills.string(), false, "rsum");
+}
+
+std::string paramsOf(const LineageStep& s) { return s.params.dump(); }
+
+const DroppedStep* droppedWith(const Lineage& l, const std::string& transform, const std::string& params) {
+  for (const auto& d : l.dropped)
+    if (d.step.transform == transform && paramsOf(d.step) == params) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("mine: a parameter set the inverse ignored is dropped when its forward does not give the expert back",
+          "[mine]") {
+  // The expert has no `#pragma unroll`: -block-reduce-atomic with coarsen 16, unroll 4 (its skill is
+  // loaded first) and with coarsen 16 make the same version, but only coarsen 16's forward writes the
+  // expert again: it is the version's step, not a merged one.
+  Project p(4, reductionFiles(1), {"expert.cu"});
+  SourceJudge gpu;
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mineReduction(p, gpu, dir);
+  REQUIRE(m.rc == 0);
+  const Lineage& l = m.lineage;
+  std::string lines;
+  for (const auto& v : l.versions) lines += lineageLine(l, v) + "\n";
+  for (const auto& s : m.status.lines) lines += s + "\n";
+  INFO(lines);
+  const LineageVersion* naive = nullptr;
+  for (const auto& v : l.versions) {
+    if (v.parent == "v0" && transformOf(v) == "block-reduce-atomic" && v.step->params.value("coarsen", "") == "16")
+      naive = &v;
+    // no step of the tree carries a parameter the expert does not have
+    if (v.step) CHECK_FALSE(v.step->params.contains("unroll"));
+    for (const auto& [parent, step] : v.also_from) CHECK_FALSE(step.params.contains("unroll"));
+  }
+  REQUIRE(naive);
+  CHECK(paramsOf(*naive->step) == R"({"coarsen":"16"})");
+  CHECK(naive->also_from.empty());
+  CHECK(naive->geometry.grid_x_multiplier == 16);
+  // the dropped parameter set, with why, and the version it reached
+  const DroppedStep* unrolled = droppedWith(l, "block-reduce-atomic", R"({"coarsen":"16","unroll":"4"})");
+  REQUIRE(unrolled);
+  CHECK(unrolled->parent == "v0");
+  CHECK(unrolled->reason == "forward with coarsen=16, unroll=4 does not give v0 back");
+  CHECK(unrolled->version == naive->id);
+  CHECK(m.status.saw("-block-reduce-atomic from v0: forward with coarsen=16, unroll=4 does not give v0 back: dropped from " +
+                     naive->id + "'s steps"));
+  // coarsen 64 undoes the step as well (the naive kernel on 4x the grid it needs): kept
+  bool coarse = false;
+  for (const auto& v : l.versions) coarse = coarse || (v.step && paramsOf(*v.step) == R"({"coarsen":"64"})");
+  CHECK(coarse);
+  // -grid-stride-loop of the reduction's loop: grid-stride-loop's forward refuses what it leaves,
+  // so no version is made (it would cover n / 16)
+  for (const auto& v : l.versions) CHECK(transformOf(v) != "grid-stride-loop");
+  const DroppedStep* gsl = droppedWith(l, "grid-stride-loop", "{}");
+  REQUIRE(gsl);
+  CHECK(gsl->version.empty());
+  CHECK_THAT(gsl->reason, Catch::StartsWith("forward with the default parameters refuses the simplified version"));
+
+  // the skills: coarsen 16 and coarsen 64, no unroll
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  std::set<std::string> params;
+  for (const auto& s : skills) {
+    CHECK(s.transform == "block-reduce-atomic");
+    CHECK_FALSE(s.params.contains("unroll"));
+    params.insert(s.params.dump());
+    REQUIRE(s.measured.size() == 1);
+    CHECK(s.measured[0].speedup == Approx(2.0).epsilon(0.01));
+  }
+  CHECK(params == std::set<std::string>{R"({"coarsen":16})", R"({"coarsen":64})"});
+
+  // lineage.json keeps the dropped steps
+  const Lineage back = loadLineage((p.root / "mine/lineage.json").string());
+  REQUIRE(back.dropped.size() == l.dropped.size());
+  const DroppedStep* b = droppedWith(back, "block-reduce-atomic", R"({"coarsen":"16","unroll":"4"})");
+  REQUIRE(b);
+  CHECK(b->parent == "v0");
+  CHECK(b->reason == unrolled->reason);
+  CHECK(b->version == naive->id);
+  const DroppedStep* bg = droppedWith(back, "grid-stride-loop", "{}");
+  REQUIRE(bg);
+  CHECK(bg->version.empty());
+}
+
+TEST_CASE("mine: the parameter set whose forward gives the expert back is kept as the step", "[mine]") {
+  // The expert has `#pragma unroll 4`: coarsen 16 alone does not write it back; coarsen 16, unroll 4
+  // does and is the step, its skill with unroll 4.
+  Project p(4, reductionFiles(4), {"expert.cu"});
+  SourceJudge gpu;
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mineReduction(p, gpu, dir);
+  REQUIRE(m.rc == 0);
+  const Lineage& l = m.lineage;
+  std::string lines;
+  for (const auto& v : l.versions) lines += lineageLine(l, v) + "\n";
+  for (const auto& s : m.status.lines) lines += s + "\n";
+  INFO(lines);
+  REQUIRE(l.versions.size() == 2);  // the expert and the naive kernel
+  const LineageVersion& naive = l.versions[1];
+  CHECK(transformOf(naive) == "block-reduce-atomic");
+  CHECK(paramsOf(*naive.step) == R"({"coarsen":"16","unroll":"4"})");
+  CHECK(naive.also_from.empty());
+  const DroppedStep* plain = droppedWith(l, "block-reduce-atomic", R"({"coarsen":"16"})");
+  REQUIRE(plain);
+  CHECK(plain->reason == "forward with coarsen=16 does not give v0 back");
+  CHECK(plain->version == naive.id);
+  // coarsen 64 makes another version, but its forward has no pragma either: not followed
+  const DroppedStep* coarse = droppedWith(l, "block-reduce-atomic", R"({"coarsen":"64"})");
+  REQUIRE(coarse);
+  CHECK(coarse->version.empty());
+  CHECK(m.status.saw("-block-reduce-atomic from v0: forward with coarsen=64 does not give v0 back: not followed"));
+  CHECK(gpu.gated == std::vector<std::string>{naive.id});
+
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  REQUIRE(skills.size() == 1);
+  CHECK(skills[0].transform == "block-reduce-atomic");
+  CHECK(skills[0].params == nlohmann::json{{"coarsen", 16}, {"unroll", 4}});
+  CHECK(skills[0].lineage_version == naive.id);
 }
