@@ -45,6 +45,8 @@ class GpuBackend {
   virtual size_t running() const = 0;
   // One job, synchronously (the fidelity check, the winner's re-check).
   RunnerResult runOne(JobBundle bundle);
+  // Independent jobs, as many at once as the backend has room for; their results in their order.
+  std::vector<RunnerResult> runAll(std::vector<JobBundle> bundles);
 };
 
 // Runs jobs with one GpuRunner per device (runner_for(i) makes the runner of device i), one job

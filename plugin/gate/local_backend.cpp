@@ -2,6 +2,7 @@
 // thread; wait() hands back results in the order they finish.
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +17,25 @@ RunnerResult GpuBackend::runOne(JobBundle bundle) {
     Finished f = wait();
     if (f.id == id) return f.result;
   }
+}
+
+std::vector<RunnerResult> GpuBackend::runAll(std::vector<JobBundle> bundles) {
+  std::vector<RunnerResult> results(bundles.size());
+  std::map<std::string, size_t> running;  // id -> index
+  size_t next = 0;
+  while (next < bundles.size() || !running.empty()) {
+    while (next < bundles.size() && canRunMore()) {
+      running[bundles[next].id] = next;
+      submit(std::move(bundles[next]));
+      ++next;
+    }
+    Finished f = wait();
+    auto it = running.find(f.id);
+    if (it == running.end()) continue;
+    results[it->second] = std::move(f.result);
+    running.erase(it);
+  }
+  return results;
 }
 
 std::vector<std::string> JobBundle::files() const {

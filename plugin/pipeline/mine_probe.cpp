@@ -63,32 +63,19 @@ std::optional<RunnerJob> probeJob(const KernelPlan& plan, const Geometry& gated,
   return job;
 }
 
-// Runs every job on the backend, as many at once as it has room for; results in the jobs' order.
+// Every job on the backend at once (as it has room); results in the jobs' order.
 std::vector<RunnerResult> runAll(Pipeline& p, const std::string& kernel, const std::vector<Pending*>& jobs,
                                  const std::string& suffix) {
-  std::vector<RunnerResult> results(jobs.size());
-  std::deque<size_t> waiting;
-  for (size_t i = 0; i < jobs.size(); ++i) waiting.push_back(i);
-  std::map<std::string, size_t> running;
-  while (!waiting.empty() || !running.empty()) {
-    while (!waiting.empty() && p.backend.canRunMore()) {
-      const size_t i = waiting.front();
-      waiting.pop_front();
-      JobBundle b;
-      b.id = "mine-probe/" + jobs[i]->work + suffix;
-      b.job = jobs[i]->job;
-      b.work_dir = p.layout.gateWork(kernel, jobs[i]->work + suffix).string();
-      b.timeout_s = runnerProcessLimit(b.job.launch_timeout_s);
-      running[b.id] = i;
-      p.backend.submit(std::move(b));
-    }
-    Finished f = p.backend.wait();
-    auto it = running.find(f.id);
-    if (it == running.end()) continue;
-    results[it->second] = f.result;
-    running.erase(it);
+  std::vector<JobBundle> bundles;
+  for (const Pending* j : jobs) {
+    JobBundle b;
+    b.id = "mine-probe/" + j->work + suffix;
+    b.job = j->job;
+    b.work_dir = p.layout.gateWork(kernel, j->work + suffix).string();
+    b.timeout_s = runnerProcessLimit(b.job.launch_timeout_s);
+    bundles.push_back(std::move(b));
   }
-  return results;
+  return p.backend.runAll(std::move(bundles));
 }
 
 bool originalFailed(const RunnerResult& r) {

@@ -291,7 +291,6 @@ class PlannedSearch : public ChainSearch {
     const unsigned before = ks.made;
     extendPaying(run, ks);
     if (ks.made == before && !ks.any_paid) singles(run, ks);
-    if (ks.made > before) ++ks.rounds;
     return std::move(run.reports);
   }
 
@@ -335,7 +334,7 @@ class PlannedSearch : public ChainSearch {
     std::set<std::set<std::string>> seen;
     std::set<std::string> refused_on_original, logged;
     size_t next_single = 0;
-    unsigned made = 0, rounds = 0;
+    unsigned made = 0;
     bool any_paid = false;
     std::string gpu;
   };

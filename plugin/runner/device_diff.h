@@ -6,7 +6,6 @@
 #pragma once
 #include <cuda.h>
 
-#include <memory>
 #include <string>
 
 #include "core/job.h"

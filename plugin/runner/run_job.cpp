@@ -233,9 +233,10 @@ class JobRun {
       res_.seeds_used.push_back(seed);
       if (!checkSeed(seed, "seed " + std::to_string(seed) + ": ")) return stop();
     }
-    progress("outputs match on " + std::to_string(seeds.size()) + " input set(s)");
+    const std::string matched = "outputs match on " + std::to_string(seeds.size()) + " input set(s)";
+    progress(matched);
     if (!checkProbes()) return stop();
-    return profileIfAsked("outputs match on " + std::to_string(seeds.size()) + " input set(s)" + probesText());
+    return profileIfAsked(matched + probesText());
   }
 
   // One input set: the original, then the variant, then their outputs compared.
