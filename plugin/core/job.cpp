@@ -373,6 +373,8 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
   j["timed_runs_checked"] = r.timed_runs_checked;
   j["timed_runs_checked_on_gpu"] = r.timed_runs_checked_on_gpu;
   j["probes_checked"] = r.probes_checked;
+  j["input_sets_checked_on_gpu"] = r.input_sets_checked_on_gpu;
+  j["probes_checked_on_gpu"] = r.probes_checked_on_gpu;
 }
 
 void from_json(const nlohmann::json& j, RunnerResult& r) {
@@ -412,6 +414,8 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.timed_runs_checked = j.value("timed_runs_checked", 0u);
   r.timed_runs_checked_on_gpu = j.value("timed_runs_checked_on_gpu", 0u);
   r.probes_checked = j.value("probes_checked", 0u);
+  r.input_sets_checked_on_gpu = j.value("input_sets_checked_on_gpu", 0u);
+  r.probes_checked_on_gpu = j.value("probes_checked_on_gpu", 0u);
 }
 
 }  // namespace klineage

@@ -224,6 +224,8 @@ struct RunnerResult {
   unsigned timed_runs_checked = 0;   // timed variant runs whose outputs were compared
   unsigned timed_runs_checked_on_gpu = 0;  // of those, found exactly right on the GPU (no copy to the host)
   unsigned probes_checked = 0;
+  unsigned input_sets_checked_on_gpu = 0;  // input sets whose variant run was found exactly right on the GPU
+  unsigned probes_checked_on_gpu = 0;      // probe shapes likewise (no copy of either kernel's outputs to the host)
 };
 
 void to_json(nlohmann::json& j, const RunnerJob& job);

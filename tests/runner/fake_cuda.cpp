@@ -29,6 +29,8 @@ struct State {
   float last_ms = 0;
   CUresult sticky = CUDA_SUCCESS;
   unsigned diff_modules = 0;
+  std::map<size_t, unsigned> dtoh_sizes;  // bytes -> cuMemcpyDtoH calls of that size
+  unsigned long long memory_limit = 0;    // 0: none
 };
 State& st() {
   static State s;
@@ -45,7 +47,14 @@ std::pair<Allocation*, size_t> find(CUdeviceptr p, size_t bytes) {
   return {&it->second, off};
 }
 
+unsigned long long live() {
+  unsigned long long n = 0;
+  for (const auto& [p, a] : st().memory) n += a.bytes.size();
+  return n;
+}
+
 CUresult memAlloc(CUdeviceptr* p, size_t bytes) {
+  if (st().memory_limit && live() + bytes > st().memory_limit) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = st().next;
   st().memory[*p].bytes.assign(bytes, 0xCD);  // like the driver: old contents, not zeros
   st().next += (bytes + 4095) / 4096 * 4096 + 4096;
@@ -59,6 +68,7 @@ CUresult htod(CUdeviceptr d, const void* h, size_t n) {
   return CUDA_SUCCESS;
 }
 CUresult dtoh(void* h, CUdeviceptr d, size_t n) {
+  ++st().dtoh_sizes[n];
   auto [a, off] = find(d, n);
   if (!a) return CUDA_ERROR_INVALID_VALUE;
   std::memcpy(h, a->bytes.data() + off, n);
@@ -171,6 +181,7 @@ CUresult eventElapsed(float* ms, CUevent, CUevent stop) {
 CUresult errorName(CUresult r, const char** s) {
   *s = r == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
        : r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+       : r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
                                         : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
@@ -187,11 +198,12 @@ void* hostPointer(CUdeviceptr p) {
   auto [a, off] = find(p, 0);
   return a ? a->bytes.data() + off : nullptr;
 }
-unsigned long long liveBytes() {
-  unsigned long long n = 0;
-  for (const auto& [p, a] : st().memory) n += a.bytes.size();
-  return n;
+unsigned long long liveBytes() { return live(); }
+unsigned downloads(size_t bytes) {
+  auto it = st().dtoh_sizes.find(bytes);
+  return it == st().dtoh_sizes.end() ? 0 : it->second;
 }
+void setMemoryLimit(unsigned long long bytes) { st().memory_limit = bytes; }
 
 runner::CudaApi api() {
   runner::CudaApi a;
