@@ -43,7 +43,10 @@ struct Buffer {
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
-  CUdeviceptr expected_dev = 0;       // outputs, while timing: `expected` on the device (0: none)
+  // Outputs: the original's outputs of the current input set on the device (0: none; declared
+  // workloads keep them there from the original's run, replays upload `expected` for timing).
+  CUdeviceptr expected_dev = 0;
+  bool expected_stale = false;        // `expected` not downloaded yet: expected_dev holds the current outputs
   // declared workloads
   const ParamSpec* spec = nullptr;
   unsigned param_index = 0;
@@ -209,6 +212,7 @@ class JobRun {
   Tolerance tol_;                     // the job's; widened for a nondeterministic replay
   RunnerResult res_;
   std::string failure_;               // a CUDA call failed (runtime-failed)
+  CUresult last_error_ = CUDA_SUCCESS;  // that call's result
   bool rejected_ = false;             // res_ holds a verdict (guard, input, state, mismatch)
   std::string nondeterminism_;        // replays: what differed between the original's runs
   CUmodule module_[2] = {nullptr, nullptr};
@@ -231,18 +235,96 @@ class JobRun {
     for (unsigned i = 0; i < job_.random_seeds; ++i) seeds.push_back(randomSeed());
     for (uint64_t seed : seeds) {
       res_.seeds_used.push_back(seed);
-      if (!checkSeed(seed, "seed " + std::to_string(seed) + ": ")) return stop();
+      bool on_gpu = false;
+      if (!checkSeed(seed, "seed " + std::to_string(seed) + ": ", &on_gpu)) return stop();
+      res_.input_sets_checked_on_gpu += on_gpu ? 1 : 0;
     }
     const std::string matched = "outputs match on " + std::to_string(seeds.size()) + " input set(s)";
-    progress(matched);
+    progress(matched + " (" + std::to_string(res_.input_sets_checked_on_gpu) + " checked on the GPU" + diffNote() + ")");
     if (!checkProbes()) return stop();
+    if (!job_.probes.empty())
+      progress(std::to_string(res_.probes_checked) + " probe shape(s) match (" + std::to_string(res_.probes_checked_on_gpu) +
+               " checked on the GPU" + diffNote() + ")");
     return profileIfAsked(matched + probesText());
   }
 
-  // One input set: the original, then the variant, then their outputs compared.
-  bool checkSeed(uint64_t seed, const std::string& context) {
-    return prepareSeed(seed) && runOnce(Which::Original, &Buffer::expected) && runOnce(Which::Variant, &Buffer::actual) &&
+  // One input set: the original, then the variant, then their outputs compared. The original's
+  // outputs stay on the device (expected_dev) and the variant's buffers are compared with them
+  // there first: when every buffer holds exactly what it must, nothing is copied to the host
+  // (*on_gpu set); otherwise both are downloaded and compared on the host, which gives the verdict.
+  bool checkSeed(uint64_t seed, const std::string& context, bool* on_gpu) {
+    *on_gpu = false;
+    if (!prepareSeed(seed) || !runOriginalKeepingOutputs()) return false;
+    if (!restore() || !launch(Which::Variant) || !finished(Which::Variant, cu_.cuCtxSynchronize()) ||
+        !checkGuards(Which::Variant))
+      return false;
+    if (sameOnDevice()) {  // inputs unchanged, outputs the original's: only the variables remain
+      if (!checkGlobals(Which::Variant)) return false;
+      res_.compares.clear();
+      for (const Buffer& b : buffers_) {
+        if (!b.output) continue;
+        BufferCompare same;  // what compareVariant gives for equal bits: ok, no mismatch, no error
+        same.param = b.name;
+        res_.compares.push_back(std::move(same));
+      }
+      *on_gpu = true;
+      return true;
+    }
+    return checkInputs(Which::Variant) && checkGlobals(Which::Variant) && downloadOutputs(&Buffer::actual) &&
            compareVariant(context);
+  }
+
+  // The original's run of an input set, checked like any run; its outputs are kept on the device
+  // (a device-to-device copy into expected_dev, allocated once per buffer) or, where that does not
+  // fit, downloaded into `expected` as before.
+  bool runOriginalKeepingOutputs() {
+    if (!restore() || !launch(Which::Original) || !finished(Which::Original, cu_.cuCtxSynchronize()) ||
+        !checkGuards(Which::Original) || !checkInputs(Which::Original) || !checkGlobals(Which::Original))
+      return false;
+    for (Buffer& b : buffers_) {
+      if (!b.output) continue;
+      if (b.bytes && keepExpectedOnDevice(b)) continue;
+      b.expected.resize(b.bytes);
+      b.expected_stale = false;
+      if (b.bytes && !call(cu_.cuMemcpyDtoH(b.expected.data(), b.base, b.bytes), "reading back " + b.label)) return false;
+    }
+    return true;
+  }
+
+  bool keepExpectedOnDevice(Buffer& b) {
+    if (!b.expected_dev && cu_.cuMemAlloc(&b.expected_dev, b.bytes) != CUDA_SUCCESS) {
+      b.expected_dev = 0;
+      return false;
+    }
+    if (cu_.cuMemcpyDtoD(b.expected_dev, b.base, b.bytes) != CUDA_SUCCESS) {
+      cu_.cuMemFree(b.expected_dev);
+      b.expected_dev = 0;
+      return false;  // downloaded instead (where a dead context shows as the copy's error)
+    }
+    b.expected_stale = true;
+    return true;
+  }
+
+  // The host copy of the original's outputs, for a host comparison: downloaded now if only the
+  // device holds it.
+  bool expectedOnHost(Buffer& b) {
+    if (!b.expected_stale) return true;
+    b.expected.resize(b.bytes);
+    if (!call(cu_.cuMemcpyDtoH(b.expected.data(), b.expected_dev, b.bytes), "reading back the original's " + b.label))
+      return false;
+    b.expected_stale = false;
+    return true;
+  }
+
+  // Frees the device copies of expected outputs (keeping them on the host): room for a probe.
+  bool releaseExpectedDev(std::vector<Buffer>& bs) {
+    for (Buffer& b : bs) {
+      if (!b.expected_dev) continue;
+      if (!expectedOnHost(b)) return false;
+      cu_.cuMemFree(b.expected_dev);
+      b.expected_dev = 0;
+    }
+    return true;
   }
 
   bool allocateDeclared(const std::vector<ParamSpec>& params) {
@@ -326,8 +408,17 @@ class JobRun {
       geom_[0] = probe.original;
       geom_[1] = probe.variant;
       const uint64_t seed = randomSeed();
-      const bool ok = allocateDeclared(probe.params) &&
-                      checkSeed(seed, "probe " + probe.name + " (seed " + std::to_string(seed) + "): ");
+      bool ok = allocateDeclared(probe.params);
+      if (!ok && last_error_ == CUDA_ERROR_OUT_OF_MEMORY && holdsExpectedDev(saved)) {
+        // The job's device copies of its expected outputs take room the probe needs: they go to
+        // the host (profile() uploads them again if they fit then).
+        progress("note: probe " + probe.name + " needs the room of the original's outputs kept on the device: "
+                 "they are kept on the host instead");
+        freeBuffers();
+        ok = releaseExpectedDev(saved) && allocateDeclared(probe.params);
+      }
+      bool on_gpu = false;
+      ok = ok && checkSeed(seed, "probe " + probe.name + " (seed " + std::to_string(seed) + "): ", &on_gpu);
       freeBuffers();
       std::swap(saved, buffers_);
       std::swap(saved_args, argbuf_);
@@ -336,6 +427,7 @@ class JobRun {
       geom_[1] = saved_geom[1];
       if (!ok) return false;
       ++res_.probes_checked;
+      res_.probes_checked_on_gpu += on_gpu ? 1 : 0;
     }
     return true;  // the job's buffers still hold its last input set in their initial copies
   }
@@ -344,10 +436,20 @@ class JobRun {
     return res_.probes_checked ? " and " + std::to_string(res_.probes_checked) + " probe shape(s)" : "";
   }
 
+  static bool holdsExpectedDev(const std::vector<Buffer>& bs) {
+    for (const Buffer& b : bs)
+      if (b.expected_dev) return true;
+    return false;
+  }
+
+  // ": why" when the GPU comparison is not used, else "".
+  std::string diffNote() const { return diff_.unavailable().empty() ? "" : ": " + diff_.unavailable(); }
+
   void freeBuffers() {
     for (Buffer& b : buffers_) {
       if (b.raw) cu_.cuMemFree(b.raw);
       if (b.pristine) cu_.cuMemFree(b.pristine);
+      if (b.expected_dev) cu_.cuMemFree(b.expected_dev);
     }
     buffers_.clear();
   }
@@ -530,6 +632,7 @@ class JobRun {
 
   bool call(CUresult r, const std::string& what) {
     if (r == CUDA_SUCCESS) return true;
+    last_error_ = r;
     failure_ = what + ": " + cudaErrorText(cu_, r);
     return false;
   }
@@ -673,11 +776,15 @@ class JobRun {
   }
 
   bool checkAfterRun(Which w, Contents dst) {
-    if (!checkGuards(w) || !checkInputs(w) || !checkGlobals(w)) return false;
+    return checkGuards(w) && checkInputs(w) && checkGlobals(w) && downloadOutputs(dst);
+  }
+
+  bool downloadOutputs(Contents dst) {
     for (Buffer& b : buffers_) {
       if (!b.output) continue;
       auto& v = b.*dst;
       v.resize(b.bytes);
+      if (dst == &Buffer::expected) b.expected_stale = false;
       if (b.bytes && !call(cu_.cuMemcpyDtoH(v.data(), b.base, b.bytes), "reading back " + b.label)) return false;
     }
     return true;
@@ -719,6 +826,8 @@ class JobRun {
     if (job_.replay) return true;  // every allocation of a replay is compared already
     for (Buffer& b : buffers_) {
       if (b.output || !b.bytes) continue;
+      // Bit for bit its initial contents on the device: unchanged, no copy needed.
+      if (b.pristine && diff_.same(b.base, b.pristine, b.bytes, b.type)) continue;
       scratch_.resize(b.bytes);
       if (!call(cu_.cuMemcpyDtoH(scratch_.data(), b.base, b.bytes), "reading back input " + b.label)) return false;
       if (std::memcmp(scratch_.data(), b.host.data(), b.bytes) == 0) continue;
@@ -726,6 +835,7 @@ class JobRun {
         progress("note: the original writes " + b.label + ", which is not marked as an output: compared like one");
         b.output = true;
         b.expected = scratch_;
+        b.expected_stale = false;
         continue;
       }
       BufferCompare c = compareBuffers(b.name, b.type, b.host.data(), scratch_.data(), b.count, Tolerance{0, 0});
@@ -786,6 +896,7 @@ class JobRun {
     std::string first, others;
     for (Buffer& b : buffers_) {
       if (!b.output) continue;
+      if (!expectedOnHost(b)) return false;
       BufferCompare c = compareOne(b, &Buffer::expected, &Buffer::actual, tol_);
       if (!c.ok && first.empty()) first = context + mismatchText(b, c);
       else if (!c.ok) others += (others.empty() ? "" : ", ") + c.param;
@@ -839,8 +950,9 @@ class JobRun {
     return true;
   }
 
-  // The original's outputs of the current input set, uploaded for sameOnDevice(); a buffer that
-  // does not fit keeps expected_dev 0 (its checks go to the host).
+  // The original's outputs of the current input set, uploaded for sameOnDevice() where the device
+  // does not hold them yet (replays; a declared buffer whose copy did not fit, or was given up for
+  // a probe); a buffer that does not fit keeps expected_dev 0 (its checks go to the host).
   void uploadExpected() {
     for (Buffer& b : buffers_) {
       if (!b.output || !b.bytes || b.expected.size() != b.bytes || b.expected_dev) continue;
@@ -911,7 +1023,7 @@ class JobRun {
     res_.outcome = Outcome::Passed;
     progress(std::to_string(times[0].size()) + " timed runs each (" + std::to_string(res_.timed_runs_checked) +
              " of the variant's checked, " + std::to_string(res_.timed_runs_checked_on_gpu) + " on the GPU" +
-             (diff_.unavailable().empty() ? "" : ": " + diff_.unavailable()) + "): original median " + fmt("%.4f ms", res_.original_time->median_ms) +
+             diffNote() + "): original median " + fmt("%.4f ms", res_.original_time->median_ms) +
              ", variant " + fmt("%.4f ms", res_.variant_time->median_ms) + fmt(": %.2fx", res_.speedup) +
              fmt(", noise %.1f%%", 100 * res_.noise));
     return true;

@@ -497,3 +497,212 @@ TEST_CASE("runner: the device check never accepts what the host rejects: a compu
   CHECK(in.outcome == Outcome::WrongResult);
   CHECK_THAT(in.reason, Catch::Contains("input x"));
 }
+
+namespace {
+
+// Runs a job on a fresh fake driver, the comparison module loadable or not.
+RunnerResult runJit(bool jit, const RunnerJob& job, fake::Kernel original, fake::Kernel variant) {
+  fake::reset();
+  fake::setJitAvailable(jit);
+  fake::addModule("orig.cubin", {{{"saxpy", std::move(original)}}, {}});
+  fake::addModule("var.cubin", {{{"saxpy", std::move(variant)}}, {}});
+  return runner::runJob(fake::api(), fake::device(), job);
+}
+
+fake::Kernel exact() { return timed(0.5f, [](const Launch& l) { return saxpyBody(l); }); }
+
+// y as saxpy leaves it, then `change` applied to it.
+fake::Kernel changed(std::function<void(const Launch&, float* y)> change) {
+  return timed(0.5f, [change](const Launch& l) {
+    saxpyBody(l);
+    change(l, l.ptr<float>(3));
+    return CUDA_SUCCESS;
+  });
+}
+
+constexpr size_t kBufferBytes = kN * sizeof(float);  // x and y: a download of either
+
+}  // namespace
+
+TEST_CASE("runner: input sets whose outputs are exactly right are checked on the device, no download", "[runner]") {
+  RunnerJob job = saxpyJob();
+  RunnerResult r = runJit(true, job, original(), exact());
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.input_sets_checked_on_gpu == 3);
+  CHECK(r.timed_runs_checked_on_gpu == r.timed_runs_checked);
+  CHECK(fake::downloads(kBufferBytes) == 0);  // neither kernel's x or y came to the host
+  REQUIRE(r.compares.size() == 1);            // as the host comparison reports equal outputs
+  CHECK(r.compares[0].param == "y");
+  CHECK(r.compares[0].ok);
+  CHECK(r.compares[0].mismatches == 0);
+  CHECK_FALSE(r.compares[0].first_mismatch);
+
+  // The same job with the comparison on the host: the same verdict, and the downloads of before
+  // (the original's y and the variant's x and y for each input set).
+  RunnerResult host = runJit(false, job, original(), exact());
+  CHECK(host.outcome == Outcome::Passed);
+  CHECK(host.input_sets_checked_on_gpu == 0);
+  CHECK(host.timed_runs_checked_on_gpu == 0);
+  CHECK(fake::downloads(kBufferBytes) >= 3 * 4);
+}
+
+TEST_CASE("runner: one element different in an input set is rejected with the host's message", "[runner]") {
+  auto one_off = changed([](const Launch&, float* y) { y[17] += 0.5f; });
+  RunnerResult dev = runJit(true, saxpyJob(), original(), one_off);
+  RunnerResult host = runJit(false, saxpyJob(), original(), one_off);
+  CHECK(dev.outcome == Outcome::WrongResult);
+  CHECK(dev.input_sets_checked_on_gpu == 0);
+  CHECK_THAT(dev.reason, Catch::StartsWith("seed 1: y[17]: expected ") && Catch::Contains("1 of 1000 elements differ"));
+  CHECK(dev.reason == host.reason);
+  REQUIRE(dev.compares.size() == 1);
+  REQUIRE(host.compares.size() == 1);
+  CHECK(dev.compares[0].mismatches == 1);
+  CHECK(dev.compares[0].first_mismatch == host.compares[0].first_mismatch);
+  CHECK(dev.compares[0].expected == host.compares[0].expected);
+  CHECK(dev.compares[0].actual == host.compares[0].actual);
+
+  // A NaN where the original has a number, and a write to an input: the same messages as on the host.
+  auto nan = changed([](const Launch&, float* y) { y[5] = std::nanf(""); });
+  RunnerResult dn = runJit(true, saxpyJob(), original(), nan), hn = runJit(false, saxpyJob(), original(), nan);
+  CHECK(dn.outcome == Outcome::WrongResult);
+  CHECK_THAT(dn.reason, Catch::StartsWith("seed 1: y[5]: expected ") && Catch::Contains("got nan"));
+  CHECK(dn.reason == hn.reason);
+  auto writes_x = changed([](const Launch& l, float*) { l.ptr<float>(2)[7] = 0; });
+  RunnerResult dx = runJit(true, saxpyJob(), original(), writes_x), hx = runJit(false, saxpyJob(), original(), writes_x);
+  CHECK(dx.outcome == Outcome::WrongResult);
+  CHECK_THAT(dx.reason, Catch::Contains("the variant wrote to input x") && Catch::Contains("x[7]"));
+  CHECK(dx.reason == hx.reason);
+
+  // Right on seeds 1 and 2, wrong on the random third: named by that seed.
+  auto calls = std::make_shared<int>(0);
+  RunnerResult third = runJit(true, saxpyJob(), original(), [calls](const Launch& l, float* ms) {
+    *ms = 0.5f;
+    saxpyBody(l);
+    if ((*calls)++ == 2) l.ptr<float>(3)[999] = 0;
+    return CUDA_SUCCESS;
+  });
+  CHECK(third.outcome == Outcome::WrongResult);
+  CHECK(third.input_sets_checked_on_gpu == 2);
+  CHECK_THAT(third.reason, Catch::StartsWith("seed " + std::to_string(third.seeds_used.at(2)) + ": y[999]"));
+}
+
+TEST_CASE("runner: an input set within tolerance but not bit-equal is accepted by the host comparison", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.tolerance = {1e-6, 1e-3};
+  RunnerResult r = runJit(true, job, original(), changed([](const Launch& l, float* y) {
+                            for (int i = 0; i < l.arg<int>(0); i += 7) y[i] = std::nextafter(y[i], 10.0f);
+                          }));
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.input_sets_checked_on_gpu == 0);
+  CHECK(r.timed_runs_checked_on_gpu == 0);
+  REQUIRE(r.compares.size() == 1);
+  CHECK(r.compares[0].ok);
+  CHECK(r.compares[0].max_abs_err > 0);  // the host's numbers
+  CHECK(fake::downloads(kBufferBytes) > 0);
+}
+
+TEST_CASE("runner: without the comparison module the input sets and probes are checked on the host as before", "[runner]") {
+  RunnerJob job = saxpyJob(1024);
+  RunnerJob small = saxpyJob(37);
+  job.probes = {{"n = 37", small.params, {small.original.grid, small.original.block, 0},
+                 {small.variant.grid, small.variant.block, 0}}};
+  RunnerResult r = runJit(false, job, original(), exact());
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.probes_checked == 1);
+  CHECK(r.input_sets_checked_on_gpu == 0);
+  CHECK(r.probes_checked_on_gpu == 0);
+  CHECK(fake::downloads(1024 * sizeof(float)) >= 3 * 3);  // per input set: the original's y, the variant's x and y
+  CHECK(fake::downloads(37 * sizeof(float)) >= 3);
+
+  // A wrong probe is named as before.
+  auto no_tail = timed(0.5f, [](const Launch& l) { return saxpyBody(l, -(l.arg<int>(0) % 4)); });
+  RunnerResult host = runJit(false, job, original(), no_tail), dev = runJit(true, job, original(), no_tail);
+  CHECK(host.outcome == Outcome::WrongResult);
+  CHECK_THAT(host.reason, Catch::StartsWith("probe n = 37") && Catch::Contains("y[36]"));
+  CHECK(dev.outcome == Outcome::WrongResult);
+  CHECK(dev.input_sets_checked_on_gpu == 3);  // n = 1024: no tail
+  // the probe's random seed (and so the values) differ between the runs: the same element is named
+  CHECK_THAT(dev.reason, Catch::StartsWith("probe n = 37") && Catch::Contains("): y[36]: expected ") &&
+                             Catch::Contains("(1 of 37 elements differ"));
+  REQUIRE(dev.compares.size() == 1);
+  CHECK(dev.compares[0].first_mismatch == host.compares.at(0).first_mismatch);
+}
+
+TEST_CASE("runner: a probe shape is checked on the device", "[runner]") {
+  RunnerJob job = saxpyJob(1024);
+  RunnerJob small = saxpyJob(37);
+  job.probes = {{"n = 37", small.params, {small.original.grid, small.original.block, 0},
+                 {small.variant.grid, small.variant.block, 0}}};
+  RunnerResult r = runJit(true, job, original(), exact());
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.probes_checked == 1);
+  CHECK(r.probes_checked_on_gpu == 1);
+  CHECK(fake::downloads(37 * sizeof(float)) == 0);
+  CHECK(fake::downloads(1024 * sizeof(float)) == 0);
+}
+
+TEST_CASE("runner: the original writing an input, aliases and offsets keep their rules on the device", "[runner]") {
+  auto clobber = [](const Launch& l) {
+    saxpyBody(l);
+    l.ptr<float>(2)[7] = 0;  // x[7]
+    return CUDA_SUCCESS;
+  };
+  // The original updates x: x is compared like an output from then on, on the device too.
+  RunnerResult both = runJit(true, saxpyJob(), timed(1.0f, clobber), timed(0.5f, clobber));
+  INFO(both.reason);
+  CHECK(both.outcome == Outcome::Passed);
+  CHECK(both.input_sets_checked_on_gpu == 3);
+  CHECK(both.compares.size() == 2);  // x and y
+  // ... and a variant that does not write it is wrong there.
+  RunnerResult missing = runJit(true, saxpyJob(), timed(1.0f, clobber), exact());
+  CHECK(missing.outcome == Outcome::WrongResult);
+  CHECK_THAT(missing.reason, Catch::StartsWith("seed 1: x[7]"));
+
+  // Offsets: the whole allocation is compared, the element before the pointer included.
+  RunnerJob off = saxpyJob();
+  off.params[2].offset_elements = 3;
+  off.params[3].offset_elements = 3;
+  off.profile.enabled = false;
+  RunnerResult ok = runJit(true, off, original(), exact());
+  CHECK(ok.outcome == Outcome::Passed);
+  CHECK(ok.input_sets_checked_on_gpu == 3);
+  RunnerResult before = runJit(true, off, original(), changed([](const Launch&, float* y) { y[-1] = 1; }));
+  CHECK(before.outcome == Outcome::WrongResult);
+  CHECK_THAT(before.reason, Catch::StartsWith("seed 1: y[-1]"));
+
+  // An alias: y written through x's allocation, compared as x.
+  RunnerResult aliased = runJit(true, aliasedJob(), original(), exact());
+  CHECK(aliased.outcome == Outcome::Passed);
+  CHECK(aliased.input_sets_checked_on_gpu == 3);
+  RunnerResult two_pass = runJit(true, aliasedJob(), original(), timed(0.5f, twoPassSaxpy));
+  CHECK(two_pass.outcome == Outcome::WrongResult);
+  CHECK_THAT(two_pass.reason, Catch::StartsWith("seed 1: x[0]"));
+}
+
+TEST_CASE("runner: when a probe does not fit beside the kept outputs, they go to the host and the job goes on", "[runner]") {
+  const int n = 10000;  // 40000 bytes a buffer, 40512 with its guards
+  RunnerJob job = saxpyJob(n);
+  job.guard_bytes = 256;
+  job.probes = {{"same size", job.params, {job.original.grid, job.original.block, 0},
+                 {job.variant.grid, job.variant.block, 0}}};
+  fake::reset();
+  fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+  fake::addModule("var.cubin", {{{"saxpy", exact()}}, {}});
+  // The job: x and y with guards (2 x 40512), their initial copies (2 x 40000), y's expected_dev
+  // (40000) and the comparison's count (8): 201032. The probe's x, its copy and y then need 322056:
+  // y does not fit. Without y's expected_dev (161032) they do (282056; y's copy and expected_dev
+  // do not: that probe is checked on the host). Timing: y's expected_dev again and the flush buffer.
+  fake::setMemoryLimit(300000);
+  RunnerResult r = runner::runJob(fake::api(), fake::device(), job);
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.input_sets_checked_on_gpu == 3);
+  CHECK(r.probes_checked == 1);
+  CHECK(r.probes_checked_on_gpu == 0);
+  CHECK(r.timed_runs_checked >= 1);
+  CHECK(r.timed_runs_checked_on_gpu == r.timed_runs_checked);  // uploaded again from the host copy
+}
