@@ -12,6 +12,9 @@
 //     <the original loop, unchanged>
 //   }
 // A bound that is not a plain name is hoisted first: `const <type> kl_n = <bound>;`.
+// A row-periodic operand `p[i % m]` (bias[i % cols], see "Row-periodic operands" below) is read
+// once per vector too, `float4 kl_p = reinterpret_cast<const float4*>(p)[(kl_v * 4 % m) / 4];`,
+// with p in the alignment check and ` && m % 4 == 0` after it.
 // Why it can pay: one 16-byte load/store instead of four 4-byte ones (fewer memory
 // instructions, full sectors per request), and a 4x smaller grid (GeometryChange
 // grid_x_divisor = 4: the gate and the launch-site rewriter shrink grid.x; every loop here is a
@@ -26,12 +29,39 @@
 // elements a thread handles is invisible. It also relies on the accessed arrays not overlapping
 // one another (the no-overlap capture fact the skill requires, as for restrict-pointers). An
 // array written only on some paths is loaded too, so the unwritten lanes are stored back as read.
+// Row-periodic operands: a read `p[i % m]` exactly (p a pointer parameter to float/int/unsigned
+// int not read as p[i] and never stored to in the loop, i the loop variable, m the plain name of an
+// integer parameter or of a local declared before the loop, which the kernel only reads: every
+// reference to it is a read, no assignment, ++/--, address or reference) that the body evaluates on
+// every path (not under an if, ?:, && or ||), all of p's with the same m. When m % 4 == 0, for the
+// lane L element i = 4 * kl_v + L (0 <= L < 4): (4 * kl_v + L) % m == (4 * kl_v % m) + L, since
+// 4 * kl_v % m is a multiple of 4 (both 4 * kl_v and m are) and adding L < 4 does not reach the
+// next multiple of m; so the four lanes read the four consecutive elements of one aligned vector,
+// number (4 * kl_v % m) / 4, of p (16-byte aligned: p joins the alignment check). That vector holds
+// exactly the elements the original loop reads for these four i, so it reads nothing the original
+// does not (hence "on every path": a conditional read may never happen, with p null or short).
+// Integer types: the remainder is computed in the type of the original `i % m` (the common type
+// of the loop variable's T and m's type; kl_v * 4 is computed in T and is at most a value i takes in
+// the original loop, so it does not overflow where the original does not). It relies on i >= 0
+// (a global thread index plus grid strides) and m != 0 (the original computes i % m for every
+// element, so m == 0 is undefined there already). A negative m is still correct: with a
+// non-negative dividend C's % is the remainder by |m| in a signed type, and in an unsigned common
+// type m becomes m + 2^w, still a multiple of 4 when m % 4 == 0 (tested in m's own type).
+// The extra conditions go into the vector branch's condition rather than a second branch: when
+// m % 4 != 0 or p is misaligned the else branch runs, the original loop unchanged (what the
+// float4 bias_gelu expert does too: its cols % 4 != 0 path is the scalar kernel), and the inverse
+// recognizes one shape with optional `&& m % 4 == 0` terms. The cost: such a run loses the in/out
+// vectors that a per-lane gather would have kept, on a grid 4x smaller (see the skill's risks).
 // Parameter "width" (default 4; only 4 is supported).
-// Inverse: recognizes exactly the shape above (alignment check, kl_v loop, else branch holding
-// the scalar loop, optional kl_n) and puts the else-branch loop back, so inverse(forward(x)) == x.
+// Inverse: recognizes exactly the shape above (alignment check, each `&& m % 4 == 0` with its
+// `[(kl_v * 4 % m) / 4]` vector read, kl_v loop, else branch holding the scalar loop, optional kl_n)
+// and puts the else-branch loop back, so inverse(forward(x)) == x.
 // GeometryChange grid_x_divisor 1: the inverse needs the original grid again (x4), which the
 // caller restores.
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
 #include <set>
 
 #include <clang/AST/Attr.h>
@@ -230,6 +260,131 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
   }
 };
 
+// Every array access the body evaluates only on some paths: under an if's branches, a switch, the
+// arms of ?:, the right side of && and ||.
+std::set<const clang::ArraySubscriptExpr*> conditionalAccesses(const clang::Stmt* body) {
+  struct Collect : clang::RecursiveASTVisitor<Collect> {
+    std::set<const clang::ArraySubscriptExpr*>* out;
+    bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+      out->insert(e);
+      return true;
+    }
+  };
+  struct Walk : clang::RecursiveASTVisitor<Walk> {
+    std::set<const clang::ArraySubscriptExpr*> out;
+    void under(const clang::Stmt* s) {
+      Collect c;
+      c.out = &out;
+      if (s) c.TraverseStmt(const_cast<clang::Stmt*>(s));
+    }
+    bool VisitIfStmt(clang::IfStmt* s) {
+      under(s->getThen());
+      under(s->getElse());
+      return true;
+    }
+    bool VisitSwitchStmt(clang::SwitchStmt* s) {
+      under(s->getBody());
+      return true;
+    }
+    bool VisitConditionalOperator(clang::ConditionalOperator* c) {
+      under(c->getTrueExpr());
+      under(c->getFalseExpr());
+      return true;
+    }
+    bool VisitBinaryConditionalOperator(clang::BinaryConditionalOperator* c) {
+      under(c->getFalseExpr());
+      return true;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isLogicalOp()) under(b->getRHS());
+      return true;
+    }
+  } w;
+  w.TraverseStmt(const_cast<clang::Stmt*>(body));
+  return w.out;
+}
+
+// Whether the kernel only reads d: every reference to it is an lvalue-to-rvalue conversion (no
+// assignment, ++/--, address or reference taken, no unevaluated use either).
+bool onlyRead(const clang::Stmt* kernel_body, const clang::ValueDecl* d) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    const clang::ValueDecl* d;
+    unsigned refs = 0, reads = 0;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+      if (e->getDecl() == d) ++refs;
+      return true;
+    }
+    bool VisitImplicitCastExpr(clang::ImplicitCastExpr* c) {
+      if (c->getCastKind() == clang::CK_LValueToRValue)
+        if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(c->getSubExpr()->IgnoreParens()); r && r->getDecl() == d) ++reads;
+      return true;
+    }
+  } v;
+  v.d = d;
+  v.TraverseStmt(const_cast<clang::Stmt*>(kernel_body));
+  return v.refs == v.reads;
+}
+
+// A row-periodic read `p[i % m]` (bias[i % cols]), read as one vector per kl_v: p a pointer
+// parameter to float/int/unsigned int, i exactly the loop variable, m exactly the name of an integer
+// parameter or local (declared before the loop) that the kernel only reads. The modulus
+// declaration, or null when e is not exactly that (the gather then stays a scalar read per lane).
+const clang::ValueDecl* periodicModulus(const clang::ASTContext& ctx, const clang::ArraySubscriptExpr* e,
+                                        const clang::VarDecl* index, const std::set<const clang::ValueDecl*>& body_locals,
+                                        const clang::Stmt* kernel_body) {
+  auto plainRef = [](const clang::Expr* x) -> const clang::DeclRefExpr* {
+    if (x->IgnoreImpCasts() != x->IgnoreParenImpCasts()) return nullptr;  // parenthesized
+    return llvm::dyn_cast<clang::DeclRefExpr>(x->IgnoreImpCasts());
+  };
+  const clang::DeclRefExpr* base = plainRef(e->getBase());
+  auto* pv = base ? llvm::dyn_cast<clang::ParmVarDecl>(base->getDecl()) : nullptr;
+  if (!pv || !pv->getType()->isPointerType() || vectorType(ctx, elementType(pv)).empty()) return nullptr;
+  if (e->getIdx()->IgnoreImpCasts() != e->getIdx()->IgnoreParenImpCasts()) return nullptr;
+  auto* rem = llvm::dyn_cast<clang::BinaryOperator>(e->getIdx()->IgnoreImpCasts());
+  if (!rem || rem->getOpcode() != clang::BO_Rem) return nullptr;
+  const clang::DeclRefExpr* i = plainRef(rem->getLHS());
+  const clang::DeclRefExpr* m = plainRef(rem->getRHS());
+  if (!i || i->getDecl() != index || !m) return nullptr;
+  auto* mv = llvm::dyn_cast<clang::VarDecl>(m->getDecl());
+  if (!mv || mv == index || body_locals.count(mv) || !mv->hasLocalStorage()) return nullptr;
+  clang::QualType t = mv->getType();
+  if (t->isDependentType() || t->isReferenceType() || t.isVolatileQualified() || !t->isIntegerType() ||
+      t->isBooleanType() || t->isEnumeralType())
+    return nullptr;
+  if (!onlyRead(kernel_body, mv)) return nullptr;
+  return mv;
+}
+
+// `(kl_v * 4 % m) / 4`: the vector of p that holds p[i % m] for the four elements i = 4 * kl_v + L.
+std::string periodicIndex(const std::string& m) { return "(kl_v * 4 % " + m + ") / 4"; }
+
+// The vector branch's condition as forward writes it: the alignment check, then `m % 4 == 0` for
+// each row-periodic operand's modulus (`...) & 15) == 0 && cols % 4 == 0`). The moduli, or nullopt
+// when cond is anything else.
+std::optional<std::vector<std::string>> vectorCondition(const std::string& cond) {
+  const std::string s = squeeze(cond);
+  std::vector<std::string> parts;
+  for (size_t p = 0;;) {
+    size_t q = s.find("&&", p);
+    parts.push_back(s.substr(p, q == std::string::npos ? std::string::npos : q - p));
+    if (q == std::string::npos) break;
+    p = q + 2;
+  }
+  if (!isAlignmentCheck(parts.front())) return std::nullopt;
+  std::vector<std::string> moduli;
+  const std::string tail = "%4==0";
+  for (size_t k = 1; k < parts.size(); ++k) {
+    const std::string& t = parts[k];
+    if (t.size() <= tail.size() || t.compare(t.size() - tail.size(), tail.size(), tail) != 0) return std::nullopt;
+    std::string m = t.substr(0, t.size() - tail.size());
+    if (!(std::isalpha(static_cast<unsigned char>(m[0])) || m[0] == '_')) return std::nullopt;
+    for (char c : m)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return std::nullopt;
+    moduli.push_back(m);
+  }
+  return moduli;
+}
+
 class VectorizeAccess : public Transform {
  public:
   std::string id() const override { return "vectorize-access"; }
@@ -303,6 +458,30 @@ class VectorizeAccess : public Transform {
     BodyScan scan(ctx, src, vd, cbody);
     scan.TraverseStmt(const_cast<clang::Stmt*>(body));
     if (!scan.why.empty()) return TransformResult::no(scan.why);
+    // Row-periodic operands p[i % m] (periodicModulus) are read once per vector, at
+    // (kl_v * 4 % m) / 4, behind `m % 4 == 0` and p's alignment in the vector branch's condition.
+    // Only reads the body evaluates on every path (the original then reads all four elements of
+    // that vector too), of a p not also read as p[i], all with one m; other gathers stay scalar.
+    std::map<const clang::ParmVarDecl*, const clang::ValueDecl*> periodic;  // p -> m
+    std::vector<const clang::ArraySubscriptExpr*> periodic_reads;
+    {
+      const std::set<const clang::ArraySubscriptExpr*> conditional = conditionalAccesses(body);
+      std::set<const clang::ParmVarDecl*> dropped;
+      for (const Access& a : scan.accesses) dropped.insert(a.param);  // read as p[i] too
+      std::vector<std::pair<const clang::ArraySubscriptExpr*, const clang::ParmVarDecl*>> found;
+      for (const clang::ArraySubscriptExpr* e : scan.gathers) {
+        if (conditional.count(e)) continue;
+        const clang::ValueDecl* m = periodicModulus(ctx, e, vd, scan.local, req.kernel->getBody());
+        if (!m) continue;
+        auto* pv = llvm::cast<clang::ParmVarDecl>(referencedDecl(e->getBase()));
+        if (auto it = periodic.find(pv); it != periodic.end() && it->second != m) dropped.insert(pv);  // two moduli
+        periodic[pv] = m;
+        found.push_back({e, pv});
+      }
+      for (const clang::ParmVarDecl* pv : dropped) periodic.erase(pv);
+      for (const auto& [e, pv] : found)
+        if (periodic.count(pv)) periodic_reads.push_back(e);
+    }
     // Every use of a pointer parameter is the base of an accepted p[i] or of a gather. Other uses
     // of i read the lane's own index, declared in each lane's scope (`const T i = kl_v * 4 + L`).
     std::set<const clang::Expr*> in_access;
@@ -310,6 +489,8 @@ class VectorizeAccess : public Transform {
       in_access.insert(e->getBase()->IgnoreParenImpCasts());
       in_access.insert(e->getIdx()->IgnoreParenImpCasts());
     }
+    for (const clang::ArraySubscriptExpr* e : periodic_reads)  // i in p[i % m] is no lane's index
+      in_access.insert(llvm::cast<clang::BinaryOperator>(e->getIdx()->IgnoreImpCasts())->getLHS()->IgnoreParenImpCasts());
     for (const clang::ArraySubscriptExpr* e : scan.gathers) in_access.insert(e->getBase()->IgnoreParenImpCasts());
     bool lane_index = false;  // i is used outside the accepted p[i]
     for (const clang::DeclRefExpr* ref : scan.used_refs) {
@@ -403,17 +584,28 @@ class VectorizeAccess : public Transform {
     // params in declaration order
     std::vector<const clang::ParmVarDecl*> order;
     for (const clang::ParmVarDecl* pv : req.kernel->parameters())
-      if (scan.arrays.count(pv)) order.push_back(pv);
-    std::vector<std::string> names;
-    for (const clang::ParmVarDecl* pv : order) names.push_back(pv->getNameAsString());
-    const std::string check = alignmentCheck(names);
+      if (scan.arrays.count(pv) || periodic.count(pv)) order.push_back(pv);
+    std::vector<std::string> names, moduli;
+    for (const clang::ParmVarDecl* pv : order) {
+      names.push_back(pv->getNameAsString());
+      if (auto it = periodic.find(pv); it != periodic.end()) {
+        const std::string m = it->second->getNameAsString();
+        if (std::find(moduli.begin(), moduli.end(), m) == moduli.end()) moduli.push_back(m);
+      }
+    }
+    std::string check = alignmentCheck(names);
+    for (const std::string& m : moduli) check += " && " + m + " % 4 == 0";
 
     std::string out = hoist + "if (" + check + ") {\n";
     out += I2 + "for (" + type + " kl_v = " + index + "; kl_v < " + n + " / 4; kl_v += " + stride + ") {\n";
     for (const clang::ParmVarDecl* pv : order) {
-      const ArrayUse& u = scan.arrays[pv];
       std::string vt = vectorType(ctx, elementType(pv));
       std::string p = pv->getNameAsString();
+      if (auto it = periodic.find(pv); it != periodic.end()) {
+        out += I4 + vt + " kl_" + p + " = " + vectorLoad(vt, p, periodicIndex(it->second->getNameAsString())) + ";\n";
+        continue;
+      }
+      const ArrayUse& u = scan.arrays[pv];
       if (u.read || !u.written_always)
         out += I4 + vt + " kl_" + p + " = " + vectorLoad(vt, p, "kl_v") + ";\n";
       else
@@ -429,6 +621,9 @@ class VectorizeAccess : public Transform {
       b1 = src.stmtEnd(body);
     }
     std::vector<Access> acc = scan.accesses;
+    for (const clang::ArraySubscriptExpr* e : periodic_reads)  // p[i % m] -> kl_p.<lane>, as p[i]
+      acc.push_back({llvm::cast<clang::ParmVarDecl>(referencedDecl(e->getBase())), src.off(e->getBeginLoc()),
+                     src.tokEnd(e->getEndLoc())});
     std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.begin < b.begin; });
     int lane_no = 0;
     for (const char* lane : {"x", "y", "z", "w"}) {
@@ -446,7 +641,7 @@ class VectorizeAccess : public Transform {
       out += I4 + "{\n" + lane_decl + reindentBlock(text, I6) + I4 + "}\n";
     }
     for (const clang::ParmVarDecl* pv : order)
-      if (scan.arrays[pv].written) {
+      if (scan.arrays.count(pv) && scan.arrays[pv].written) {
         std::string vt = vectorType(ctx, elementType(pv));
         out += I4 + "reinterpret_cast<" + vt + "*>(" + pv->getNameAsString() + ")[kl_v] = kl_" + pv->getNameAsString() + ";\n";
       }
@@ -460,8 +655,13 @@ class VectorizeAccess : public Transform {
     GeometryChange g;
     g.grid_x_divisor = 4;
     std::string arrays;
-    for (const clang::ParmVarDecl* pv : order) arrays += (arrays.empty() ? "" : ", ") + pv->getNameAsString();
-    return TransformResult::yes("4-wide vector accesses to " + arrays + " behind an alignment check; grid.x / 4", g);
+    for (const clang::ParmVarDecl* pv : order) {
+      arrays += (arrays.empty() ? "" : ", ") + pv->getNameAsString();
+      if (auto it = periodic.find(pv); it != periodic.end()) arrays += "[" + name + " % " + it->second->getNameAsString() + "]";
+    }
+    std::string when = " behind an alignment check";
+    for (const std::string& m : moduli) when += " and " + m + " % 4 == 0";
+    return TransformResult::yes("4-wide vector accesses to " + arrays + when + "; grid.x / 4", g);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
@@ -472,10 +672,18 @@ class VectorizeAccess : public Transform {
     std::vector<const clang::Stmt*> stmts(kbody->body_begin(), kbody->body_end());
     for (size_t k = 0; k < stmts.size(); ++k) {
       auto* is = llvm::dyn_cast<clang::IfStmt>(stmts[k]);
-      if (!is || !is->getElse() || !isAlignmentCheck(sourceText(ctx, is->getCond()->getSourceRange()))) continue;
+      if (!is || !is->getElse()) continue;
+      const std::optional<std::vector<std::string>> moduli = vectorCondition(sourceText(ctx, is->getCond()->getSourceRange()));
+      if (!moduli) continue;
       auto* then = llvm::dyn_cast<clang::CompoundStmt>(is->getThen());
       auto* els = llvm::dyn_cast<clang::CompoundStmt>(is->getElse());
       if (!then || !els || then->size() != 2 || els->size() != 1) continue;
+      // each `m % 4 == 0` guards a row-periodic vector read, `[(kl_v * 4 % m) / 4]`
+      const std::string vector_text = squeeze(sourceText(ctx, then->body_front()->getSourceRange()));
+      if (std::any_of(moduli->begin(), moduli->end(), [&](const std::string& m) {
+            return vector_text.find(squeeze("[" + periodicIndex(m) + "]")) == std::string::npos;
+          }))
+        continue;
       auto* vloop = llvm::dyn_cast<clang::ForStmt>(then->body_front());
       auto* orig = llvm::dyn_cast<clang::ForStmt>(els->body_front());
       if (!vloop || !orig || !llvm::isa<clang::ForStmt>(then->body_back())) continue;

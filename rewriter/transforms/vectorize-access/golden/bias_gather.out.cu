@@ -1,28 +1,25 @@
-// The experts' bias_gelu after grid-stride-loop: in and out vectorized, bias[i % cols] read per
-// lane with that lane's element index.
+// The experts' bias_gelu after grid-stride-loop: in and out vectorized, bias[i % cols] (row-periodic)
+// read as one float4 per vector, at (kl_v * 4 % cols) / 4, when cols % 4 == 0 and bias is aligned.
 __global__ void k(int n, int cols, const float* in, const float* bias, float* out) {
-  if (((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15) == 0) {
+  if (((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(bias) | reinterpret_cast<unsigned long long>(out)) & 15) == 0 && cols % 4 == 0) {
     for (int kl_v = blockIdx.x * blockDim.x + threadIdx.x; kl_v < n / 4; kl_v += blockDim.x * gridDim.x) {
       float4 kl_in = reinterpret_cast<const float4*>(in)[kl_v];
+      float4 kl_bias = reinterpret_cast<const float4*>(bias)[(kl_v * 4 % cols) / 4];
       float4 kl_out;
       {
-        const int i = kl_v * 4 + 0;
-        float v = kl_in.x + bias[i % cols];
+        float v = kl_in.x + kl_bias.x;
         kl_out.x = 0.5f * v * (1.0f + erff(v * 0.70710678f));
       }
       {
-        const int i = kl_v * 4 + 1;
-        float v = kl_in.y + bias[i % cols];
+        float v = kl_in.y + kl_bias.y;
         kl_out.y = 0.5f * v * (1.0f + erff(v * 0.70710678f));
       }
       {
-        const int i = kl_v * 4 + 2;
-        float v = kl_in.z + bias[i % cols];
+        float v = kl_in.z + kl_bias.z;
         kl_out.z = 0.5f * v * (1.0f + erff(v * 0.70710678f));
       }
       {
-        const int i = kl_v * 4 + 3;
-        float v = kl_in.w + bias[i % cols];
+        float v = kl_in.w + kl_bias.w;
         kl_out.w = 0.5f * v * (1.0f + erff(v * 0.70710678f));
       }
       reinterpret_cast<float4*>(out)[kl_v] = kl_out;

@@ -1,0 +1,34 @@
+// bias[i % cols] read only when in[i] > 0: the original may never read bias (null when unused), so
+// it stays a scalar gather per lane rather than a vector read on every path.
+__global__ void k(int n, int cols, const float* in, const float* bias, float* out) {
+  if (((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15) == 0) {
+    for (int kl_v = blockIdx.x * blockDim.x + threadIdx.x; kl_v < n / 4; kl_v += blockDim.x * gridDim.x) {
+      float4 kl_in = reinterpret_cast<const float4*>(in)[kl_v];
+      float4 kl_out;
+      {
+        const int i = kl_v * 4 + 0;
+        kl_out.x = kl_in.x > 0.0f ? kl_in.x + bias[i % cols] : 0.0f;
+      }
+      {
+        const int i = kl_v * 4 + 1;
+        kl_out.y = kl_in.y > 0.0f ? kl_in.y + bias[i % cols] : 0.0f;
+      }
+      {
+        const int i = kl_v * 4 + 2;
+        kl_out.z = kl_in.z > 0.0f ? kl_in.z + bias[i % cols] : 0.0f;
+      }
+      {
+        const int i = kl_v * 4 + 3;
+        kl_out.w = kl_in.w > 0.0f ? kl_in.w + bias[i % cols] : 0.0f;
+      }
+      reinterpret_cast<float4*>(out)[kl_v] = kl_out;
+    }
+    for (int i = (n / 4) * 4 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+      out[i] = in[i] > 0.0f ? in[i] + bias[i % cols] : 0.0f;
+    }
+  } else {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+      out[i] = in[i] > 0.0f ? in[i] + bias[i % cols] : 0.0f;
+    }
+  }
+}
