@@ -11,8 +11,9 @@ STAMP = re.compile(r"klineage-runner: \[(\d+\.\d+) s\] (.*)")
 # The phase a stamped line ends, by how the line starts.
 PHASES = [
     ("start-up, kernels loaded, inputs allocated", re.compile(r"kernels? loaded")),
-    ("input sets run and compared", re.compile(r"outputs match on \d+ input set\(s\)$")),
-    ("probes (and replay checks)", re.compile(r"(outputs match|every allocation matches)")),
+    # "outputs match on 3 input set(s)", since followed by " (3 checked on the GPU)"
+    ("input sets run and compared", re.compile(r"outputs match on \d+ input set\(s\)( \(\d+ checked on the GPU.*\))?$")),
+    ("probes (and replay checks)", re.compile(r"(outputs match|every allocation matches|\d+ probe shape\(s\) match)")),
     ("timing", re.compile(r"\d+ timed runs each")),
 ]
 
