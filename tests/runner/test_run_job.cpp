@@ -706,3 +706,79 @@ TEST_CASE("runner: when a probe does not fit beside the kept outputs, they go to
   CHECK(r.timed_runs_checked >= 1);
   CHECK(r.timed_runs_checked_on_gpu == r.timed_runs_checked);  // uploaded again from the host copy
 }
+
+namespace {
+
+std::string hexOf(const void* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<const unsigned char*>(p)[i];
+    s += d[c >> 4];
+    s += d[c & 15];
+  }
+  return s;
+}
+
+// A recorded saxpy launch (n, a, x -> allocation 0, y -> allocation 1) with its before and after
+// blobs in `dir`, and the replay job for it.
+std::pair<RunnerJob, LaunchRecord> saxpyReplay(const klineage::test::TempDir& dir) {
+  std::vector<float> x(kN), y(kN), after(kN);
+  for (int i = 0; i < kN; ++i) {
+    x[i] = 0.25f * (i % 17) - 1;
+    y[i] = 0.5f * (i % 5);
+    after[i] = 2.0f * x[i] + y[i];
+  }
+  auto blob = [&](const std::string& name, const std::vector<float>& v) {
+    dir.write(name, std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
+  };
+  blob("a0.before.bin", x);
+  blob("a1.before.bin", y);
+  blob("a1.after.bin", after);
+  LaunchRecord rec;
+  rec.kernel = rec.mangled = "saxpy";
+  rec.grid = {(kN + 255) / 256, 1, 1};
+  rec.block = {256, 1, 1};
+  rec.dir = dir.path.string();
+  const int n = kN;
+  const float a = 2.0f;
+  const unsigned long long ptr = 0;
+  rec.params = {{0, 0, 4, hexOf(&n, 4), std::nullopt},
+                {1, 4, 4, hexOf(&a, 4), std::nullopt},
+                {2, 8, 8, hexOf(&ptr, 8), RecordedPointer{0, 0}},
+                {3, 16, 8, hexOf(&ptr, 8), RecordedPointer{1, 0}}};
+  rec.allocations = {{0, 0x1000, kN * sizeof(float), "a0.before.bin", "", 0, 0},
+                     {1, 0x9000, kN * sizeof(float), "a1.before.bin", "a1.after.bin", 0, 0}};
+  RunnerJob job = saxpyJob();
+  ReplaySpec spec;
+  spec.record_dir = rec.dir;
+  spec.param_elem_types = {std::nullopt, std::nullopt, ElemType::F32, ElemType::F32};
+  spec.param_names = {"n", "a", "x", "y"};
+  job.replay = spec;
+  return {job, rec};
+}
+
+}  // namespace
+
+TEST_CASE("runner: replays still keep the original's outputs on the host for fidelity and the variant's check", "[runner]") {
+  klineage::test::TempDir dir("replay");
+  auto [job, rec] = saxpyReplay(dir);
+  auto run = [&, &job = job, &rec = rec](fake::Kernel variant) {
+    fake::reset();
+    fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+    fake::addModule("var.cubin", {{{"saxpy", std::move(variant)}}, {}});
+    return runner::runJob(fake::api(), fake::device(), job, &rec);
+  };
+  RunnerResult ok = run(exact());
+  INFO(ok.reason);
+  CHECK(ok.outcome == Outcome::Passed);
+  CHECK(ok.fidelity_ok == std::optional<bool>(true));
+  CHECK_THAT(ok.reason, Catch::StartsWith("every allocation matches on the replayed launch"));
+  CHECK(ok.input_sets_checked_on_gpu == 0);  // no input sets: the replayed launch is compared on the host
+  CHECK(ok.timed_runs_checked >= 1);
+  CHECK(ok.timed_runs_checked_on_gpu == ok.timed_runs_checked);  // expected uploaded for the timed runs
+
+  RunnerResult wrong = run(changed([](const Launch&, float* y) { y[3] += 1; }));
+  CHECK(wrong.outcome == Outcome::WrongResult);
+  CHECK_THAT(wrong.reason, Catch::StartsWith("replayed launch: y[3]: expected "));
+}
