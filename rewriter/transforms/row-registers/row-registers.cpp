@@ -26,8 +26,33 @@
 // stores nothing, and assigns outer variables only as sums or min/max that a butterfly (warp-per-row's
 // `for (int kl_offset = 16; ...)` with full-mask shuffles, so every lane is there) combines right
 // after it: every element still enters exactly once (min/max: the same result; sums: regrouped).
+// vector_width 4 (float4 mode, the expert's form in examples/experts/src/expert/rows.cu): the row is
+// held as max_cols / 128 vectors per lane, kl_row4[kl_j] = elements (kl_j * 32 + kl_lane) * 4 + 0..3,
+// loaded 16 bytes at a time; each register loop handles a vector's four elements in order (x, y, z,
+// w), guarded per vector (`kl_c < B`: with B % 4 == 0 a vector is all in or all out, and kl_c is the
+// same test in every lane of a warp until the row ends). A loop whose body is just `p[c] = E;` (p of
+// x's element type) stores one vector; other arrays read as p[c] (layernorm's gamma, beta) are loaded
+// as vectors when they have a vector type, and both only in loops starting at a multiple of 4. The
+// register path runs only when B <= max_cols, B % 4 == 0 and x and every array accessed as vectors
+// is 16-byte aligned (vector_access.h's check), else the original loops run, as in the scalar form.
+// When float4 mode is sound: on top of the above, element c now goes to lane (c / 4) % 32 instead of
+// c % 32 in EVERY register loop, not only in those starting off a multiple of 32. So each loop must
+// give element c the same treatment in any lane (vectorChecks): all 32 lanes run it (full warps: the
+// block's x size is a multiple of 32; lanes leave only through a top-level `if (U) return;` with U
+// warp-uniform); it assigns outer variables only as sums or min/max combined by a full-mask xor
+// butterfly right after it (every element enters once: sums regroup, min/max are exact); it reads
+// no memory but p[c], no outer array, and calls only the CUDA headers' functions; everything else it
+// reads is warp-uniform at that point (Uniformity: parameters, constants, locals assigned from
+// uniform values or right after a butterfly, warp-per-row's row index when the block's x size is a
+// multiple of 32; never kl_lane, threadIdx, memory, or a variable the loop itself updates); and it
+// stores only as p[c] into an array accessed nowhere else in the kernel (no other code sees that
+// another lane wrote it). Then element c's stored value, and each element's contribution to a
+// reduction, are the same as in warp-per-row's kernel: only the sums' grouping changes.
 // Inverse: recognizes exactly what forward writes (its text is regenerated from the fallback loops
-// and compared) and keeps only the fallback loops.
+// and compared) and keeps only the fallback loops. It takes back only the form its vector_width
+// param names (1: kl_row, 4: kl_row4), so a mined step records vector_width 4 and the forward with
+// the step's params gives the parent back.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -40,6 +65,7 @@
 #include "rewriter/loop_depth.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
+#include "rewriter/vector_access.h"
 
 namespace klineage {
 namespace {
@@ -48,7 +74,9 @@ using Src = SourceBuffer;
 
 const char* kComment = "// the row, read once: element kl_j * 32 + kl_lane in kl_row[kl_j]";
 const std::set<std::string> kMinMax = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
-const std::set<std::string> kOurNames = {"kl_row", "kl_j", "kl_in_regs"};
+const std::set<std::string> kOurNames = {"kl_row", "kl_j", "kl_in_regs", "kl_row4", "kl_c", "kl_v"};
+const char* kComment4 = "// the row, read once: elements (kl_j * 32 + kl_lane) * 4 + 0..3 in kl_row4[kl_j]";
+const char* kComponents[4] = {"x", "y", "z", "w"};
 
 const clang::Expr* bare(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
 
@@ -158,6 +186,16 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   unsigned counter_refs = 0, counter_indices = 0;
   bool stores = false, other_reads = false;
   std::vector<std::pair<const clang::VarDecl*, bool>> outer_updates;  // var, is a sum or min/max
+  // For float4 mode (every element changes lanes): what else the body touches.
+  std::vector<const clang::ArraySubscriptExpr*> at_c;  // p[c] reads of other pointer variables
+  std::vector<const clang::Expr*> store_lhs;           // memory stores' targets
+  std::vector<const clang::DeclRefExpr*> c_refs;       // every use of the counter (array indices)
+  std::vector<const clang::DeclRefExpr*> refs;         // uses of variables declared outside the body
+  std::set<const clang::Expr*> self_refs;              // a reduction's own variable in its update
+  std::vector<const clang::CallExpr*> calls;
+  bool elsewhere = false;     // reads memory other than p[c] of a pointer variable
+  bool local_arrays = false;  // uses an array declared outside the body (per-thread state)
+  bool atomics = false;
   std::string why;
   BodyScan(const clang::VarDecl* counter, const clang::ValueDecl* xp) : c(counter), x(xp) {}
   bool fail(std::string w) {
@@ -176,15 +214,31 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   }
   void target(const clang::Expr* lhs, const clang::Expr* whole) {
     written.insert(bare(lhs));
-    if (isLocalArray(lhs)) return;
+    if (isLocalArray(lhs)) {
+      auto* ase = llvm::cast<clang::ArraySubscriptExpr>(bare(lhs));
+      if (auto* d = referencedDecl(ase->getBase()); !d || !inner.count(d)) outer_array_writes = true;
+      return;
+    }
     if (isMemoryLvalue(lhs)) {
       stores = true;
+      store_lhs.push_back(bare(lhs));
       return;
     }
     auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(lhs));
     if (vd == c) fail("a strided loop's body assigns its counter " + c->getNameAsString());
-    if (vd && !inner.count(vd)) outer_updates.push_back({vd, reduction(vd, whole)});
+    if (vd && !inner.count(vd)) {
+      const bool red = reduction(vd, whole);
+      outer_updates.push_back({vd, red});
+      if (red) {
+        self_refs.insert(bare(lhs));
+        if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(whole); bo && bo->getOpcode() == clang::BO_Assign)
+          if (auto* call = llvm::dyn_cast<clang::CallExpr>(bare(bo->getRHS())))
+            for (const clang::Expr* a : call->arguments())
+              if (referencedDecl(a) == vd) self_refs.insert(bare(a));
+      }
+    }
   }
+  bool outer_array_writes = false;  // assigns an element of an array declared outside the body
   bool VisitVarDecl(clang::VarDecl* vd) {
     inner.insert(vd);
     return true;
@@ -199,31 +253,45 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
       auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(bare(uo->getSubExpr()));
       if (ase && pointerBase(ase) == x) fail("a strided loop takes the address of an element of " + x->getNameAsString());
     }
-    if (uo->getOpcode() == clang::UO_Deref && !written.count(uo)) other_reads = true;
+    if (uo->getOpcode() == clang::UO_Deref && !written.count(uo)) other_reads = elsewhere = true;
     return true;
   }
   bool VisitMemberExpr(clang::MemberExpr* me) {
-    if (me->isArrow() && !written.count(me)) other_reads = true;
+    if (me->isArrow() && !written.count(me)) other_reads = elsewhere = true;
     return true;
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
     const bool is_x = referencedDecl(e->getBase()) == x && referencedDecl(e->getIdx()) == c;
     if (referencedDecl(e->getIdx()) == c) ++counter_indices;
+    if (isLocalArray(e)) {
+      if (auto* d = referencedDecl(e->getBase()); !d || !inner.count(d)) local_arrays = true;
+    }
     if (written.count(e)) return true;
     if (is_x) x_reads.push_back(e);
-    else if (!isLocalArray(e)) other_reads = true;
+    else if (!isLocalArray(e)) {
+      other_reads = true;
+      auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bare(e->getBase()));
+      if (dre && dre->getDecl()->getType()->isPointerType() && referencedDecl(e->getIdx()) == c) at_c.push_back(e);
+      else elsewhere = true;
+    }
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
-    if (e->getDecl() == c) ++counter_refs;
+    if (e->getDecl() == c) {
+      ++counter_refs;
+      c_refs.push_back(e);
+    } else if (llvm::isa<clang::VarDecl>(e->getDecl()) && !inner.count(e->getDecl())) {
+      refs.push_back(e);
+    }
     if (kOurNames.count(e->getDecl()->getNameAsString())) fail("the kernel already uses " + e->getDecl()->getNameAsString());
     return true;
   }
   bool VisitCallExpr(clang::CallExpr* call) {
     std::string n = calleeName(call);
+    calls.push_back(call);
     if (auto k = intrinsicKind(n)) {
       if (*k != IntrinsicKind::Atomic) fail("a strided loop calls " + n + " (" + describe(*k) + ")");
-      else stores = true;
+      else stores = atomics = true;
     }
     return true;
   }
@@ -353,12 +421,26 @@ const clang::VarDecl* laneOf(const clang::CompoundStmt* body) {
 }
 
 // The loops of a scope that read x[c], with their scans; and the text forward writes.
+// Float4 mode (vector_width 4): per register loop, which arrays it reads as vectors and whether
+// its store is written as one vector store.
+struct VecLoop {
+  long long start = 0;                                      // S
+  std::vector<const clang::ValueDecl*> vec_reads;           // p read as p[c] and loaded as vectors
+  const clang::BinaryOperator* vec_store = nullptr;         // the body `p[c] = E;`, stored as a vector
+};
+
 struct Plan {
   const clang::ValueDecl* x = nullptr;
   std::string elem;  // T
   std::string bound;  // B's name
   std::vector<Strided> loops;
   std::vector<BodyScan> scans;
+  // vector_width 4
+  int width = 1;
+  std::string vtype;                  // float4, int4, uint4
+  std::vector<VecLoop> vec;           // one per loop
+  std::vector<std::string> aligned;   // the pointers the runtime check proves 16-byte aligned (x first)
+  std::map<const clang::ValueDecl*, std::string> vtypes;  // vector type of each array read as vectors
 };
 
 std::string zeroOf(const std::string& t) {
@@ -409,6 +491,338 @@ std::string headText(const Src& src, const clang::ASTContext& ctx, const Strided
          indent + "} else" + (pragma ? "\n" + indent : " ");
 }
 
+// ---- vector_width 4 ------------------------------------------------------------------------
+
+// `for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, kl_offset);`
+// (or `v = fmaxf(v, __shfl_xor_sync(...))`, fminf, fmax, fmin, max, min), as warp-per-row writes it:
+// the variable v it combines across all 32 lanes, else null. After it every lane holds the same
+// value, bit for bit: each step combines a lane's value with its xor partner's by a commutative
+// operation, so the two partners compute the same result.
+const clang::VarDecl* butterflyVar(const clang::ASTContext& ctx, const clang::Stmt* s) {
+  auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
+  if (!fs || !fs->getBody()) return nullptr;
+  const clang::Stmt* b = fs->getBody();
+  if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(b)) {
+    if (cs->size() != 1) return nullptr;
+    b = cs->body_front();
+  }
+  auto* e = llvm::dyn_cast<clang::Expr>(b);
+  auto* bo = e ? llvm::dyn_cast<clang::BinaryOperator>(bare(e)) : nullptr;
+  auto* v = bo ? llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(bo->getLHS())) : nullptr;
+  if (!v) return nullptr;
+  const std::string head = squeeze(sourceText(ctx, clang::SourceRange(fs->getBeginLoc(), fs->getRParenLoc())));
+  if (head != "for(intkl_offset=16;kl_offset>0;kl_offset/=2)") return nullptr;
+  const std::string n = v->getNameAsString();
+  std::string body = squeeze(sourceText(ctx, bo->getSourceRange()));
+  for (const char* mask : {"0xffffffffu", "0xffffffff", "0xFFFFFFFFu", "0xFFFFFFFF", "~0u"}) {
+    const std::string shfl = "__shfl_xor_sync(" + std::string(mask) + "," + n + ",kl_offset)";
+    if (body == n + "+=" + shfl) return v;
+    for (const std::string& f : kMinMax)
+      if (body == n + "=" + f + "(" + n + "," + shfl + ")") return v;
+  }
+  return nullptr;
+}
+
+// A function float4 mode trusts to compute from its arguments only: declared in a system header
+// (the CUDA math functions), not variadic, no pointer or reference parameter.
+bool trustedCall(const clang::ASTContext& ctx, const clang::CallExpr* call) {
+  const clang::FunctionDecl* fd = call->getDirectCallee();
+  if (!fd || fd->isVariadic() || intrinsicKind(calleeName(call))) return false;
+  if (!fd->getBuiltinID() && !ctx.getSourceManager().isInSystemHeader(fd->getLocation())) return false;
+  for (const clang::ParmVarDecl* pv : fd->parameters())
+    if (pv->getType()->isPointerType() || pv->getType()->isReferenceType()) return false;
+  return true;
+}
+
+// Which variables hold the same value in every lane of a warp, statement by statement (top-level
+// statements only; anything it cannot follow is not uniform). Kernel parameters are; a variable
+// assigned from uniform values is; one combined by a full butterfly is (right after it). Builtins:
+// blockIdx, blockDim, gridDim are; threadIdx is not, except `(blockIdx.x * blockDim.x + threadIdx.x) / 32`
+// (and `threadIdx.x / 32`) when the block's x size is a multiple of 32 (a warp's lanes then share it:
+// warp-per-row's row index). Memory reads are never uniform here.
+struct Uniformity {
+  const clang::ASTContext& ctx;
+  bool warp_rows = false;                     // the block's x size is a multiple of 32
+  std::set<const clang::ValueDecl*> vars;     // uniform now
+  std::set<const clang::ValueDecl*> never;    // their address is taken
+  Uniformity(const clang::ASTContext& c, bool w) : ctx(c), warp_rows(w) {}
+
+  bool warpIndex(const clang::Expr* e) const {
+    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e);
+    if (!warp_rows || !bo || bo->getOpcode() != clang::BO_Div) return false;
+    auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(bare(bo->getRHS()));
+    if (!lit || lit->getValue() != 32) return false;
+    const std::string t = squeeze(sourceText(ctx, bo->getLHS()->IgnoreParenImpCasts()->getSourceRange()));
+    static const std::set<std::string> forms = {"blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+                                                "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x",
+                                                "threadIdx.x"};
+    return forms.count(t) > 0;
+  }
+  bool expr(const clang::Stmt* s) const {
+    if (!s) return true;
+    if (auto* e = llvm::dyn_cast<clang::Expr>(s)) {
+      if (warpIndex(e->IgnoreParenImpCasts())) return true;
+    }
+    // threadIdx.x is a property read whose object (threadIdx) sits behind an OpaqueValueExpr,
+    // which has no children: follow its source.
+    if (auto* ov = llvm::dyn_cast<clang::OpaqueValueExpr>(s)) return expr(ov->getSourceExpr());
+    if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+      const clang::ValueDecl* d = dre->getDecl();
+      if (!llvm::isa<clang::VarDecl>(d)) return true;  // functions, enumerators
+      const std::string n = d->getNameAsString();
+      if (n == "threadIdx") return false;
+      if (isBuiltinGeometry(n)) return true;
+      auto* vd = llvm::cast<clang::VarDecl>(d);
+      if (!vd->isLocalVarDeclOrParm() && vd->getType().isConstQualified() &&
+          ctx.getSourceManager().isInSystemHeader(vd->getLocation()))
+        return true;  // warpSize and other constants of the CUDA headers
+      return vars.count(d) > 0 && !never.count(d);
+    }
+    if (llvm::isa<clang::ArraySubscriptExpr>(s) || llvm::isa<clang::LambdaExpr>(s) || llvm::isa<clang::StmtExpr>(s))
+      return false;
+    if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(s))
+      if (uo->getOpcode() == clang::UO_Deref || uo->getOpcode() == clang::UO_AddrOf || uo->isIncrementDecrementOp())
+        return false;
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(s); me && me->isArrow()) return false;
+    if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s); bo && bo->isAssignmentOp()) return false;
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); call && !trustedCall(ctx, call)) {
+      // threadIdx.x and friends read through their getters (a member call in the CUDA headers)
+      auto* mc = llvm::dyn_cast<clang::CXXMemberCallExpr>(call);
+      if (!mc || !mc->getMethodDecl() || !ctx.getSourceManager().isInSystemHeader(mc->getMethodDecl()->getLocation()) ||
+          mc->getNumArgs() != 0)
+        return false;
+    }
+    for (const clang::Stmt* ch : s->children())
+      if (!expr(ch)) return false;
+    return true;
+  }
+  // Follows one top-level statement.
+  void step(const clang::Stmt* s) {
+    const bool was = [&] {
+      auto* e = llvm::dyn_cast<clang::Expr>(s);
+      auto* bo = e ? llvm::dyn_cast<clang::BinaryOperator>(bare(e)) : nullptr;
+      auto* d = bo ? referencedDecl(bo->getLHS()) : nullptr;
+      return d && vars.count(d);
+    }();
+    Assigned a;
+    a.TraverseStmt(const_cast<clang::Stmt*>(s));
+    for (const auto* d : a.vars) vars.erase(d);
+    if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl* d : ds->decls())
+        if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d)) {
+          vars.erase(vd);
+          if (vd->getInit() && !vd->getType()->isArrayType() && !vd->getType()->isReferenceType() &&
+              !vd->isStaticLocal() && !never.count(vd) && expr(vd->getInit()))
+            vars.insert(vd);
+        }
+      return;
+    }
+    if (const clang::VarDecl* v = butterflyVar(ctx, s)) {
+      if (!never.count(v)) vars.insert(v);
+      return;
+    }
+    auto* e = llvm::dyn_cast<clang::Expr>(s);
+    auto* bo = e ? llvm::dyn_cast<clang::BinaryOperator>(bare(e)) : nullptr;
+    if (!bo || !bo->isAssignmentOp()) return;
+    auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bare(bo->getLHS()));
+    auto* v = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+    if (!v || never.count(v) || v->getType()->isReferenceType()) return;
+    if ((bo->getOpcode() == clang::BO_Assign || was) && expr(bo->getRHS())) vars.insert(v);
+  }
+};
+
+// Every memory access of the kernel: reads and writes through pointers, and pointers passed to calls.
+struct Accesses : clang::RecursiveASTVisitor<Accesses> {
+  std::vector<const clang::Expr*> all;
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+    if (!isLocalArray(e)) all.push_back(e);
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+    if (uo->getOpcode() == clang::UO_Deref) all.push_back(uo);
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* me) {
+    if (me->isArrow()) all.push_back(me);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    for (const clang::Expr* a : call->arguments())
+      if (bare(a)->getType()->isPointerType() || bare(a)->getType()->isReferenceType()) all.push_back(a);
+    return true;
+  }
+};
+
+// The decisions of float4 mode for the plan's loops, from the kernel as it is (forward) or from the
+// fallback loops (inverse): the same text either way. An array other than x is accessed as vectors
+// when it has a 4-wide vector type, it is a parameter or declared before the row is read (`fill`:
+// the offset of the first register loop, where the runtime check is written), nothing assigns it,
+// the loop starts at a multiple of 4 (so no element before S is touched), and its body is one
+// expression statement without ?:, && or || (each p[c] is read for every c). The store is a vector
+// store when the loop's body is just `p[c] = E;` with p of x's element type.
+void planVectors(const clang::ASTContext& ctx, const Src& src, Plan& p, unsigned fill,
+                 const std::set<const clang::ValueDecl*>& assigned) {
+  p.vec.clear();
+  p.aligned = {p.x->getNameAsString()};
+  p.vtypes.clear();
+  auto eligible = [&](const clang::ValueDecl* d) -> std::string {
+    if (!d->getType()->isPointerType() || assigned.count(d)) return "";
+    if (!llvm::isa<clang::ParmVarDecl>(d) && !(src.inFile(d->getLocation()) && src.off(d->getLocation()) < fill)) return "";
+    return vectorType(ctx, d->getType()->getPointeeType());
+  };
+  auto align = [&](const clang::ValueDecl* d) {
+    const std::string n = d->getNameAsString();
+    if (std::find(p.aligned.begin(), p.aligned.end(), n) == p.aligned.end()) p.aligned.push_back(n);
+  };
+  for (size_t i = 0; i < p.loops.size(); ++i) {
+    const Strided& st = p.loops[i];
+    const BodyScan& scan = p.scans[i];
+    VecLoop v;
+    clang::Expr::EvalResult r;
+    if (st.start->EvaluateAsInt(r, ctx)) v.start = r.Val.getInt().getExtValue();
+    if (v.start % 4 == 0) {
+      auto* e = llvm::dyn_cast<clang::Expr>(st.loop->getBody());
+      auto* bo = e ? llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParens()) : nullptr;
+      if (bo && bo->getOpcode() == clang::BO_Assign && scan.store_lhs.size() == 1 && scan.store_lhs[0] == bare(bo->getLHS())) {
+        auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(bare(bo->getLHS()));
+        auto* dre = ase ? llvm::dyn_cast<clang::DeclRefExpr>(bare(ase->getBase())) : nullptr;
+        if (dre && referencedDecl(ase->getIdx()) == st.counter && dre->getDecl() != p.x &&
+            !eligible(dre->getDecl()).empty() &&
+            dre->getDecl()->getType()->getPointeeType().getUnqualifiedType().getCanonicalType() ==
+                p.x->getType()->getPointeeType().getUnqualifiedType().getCanonicalType()) {
+          v.vec_store = bo;
+          align(dre->getDecl());
+        }
+      }
+      // Loaded as vectors only when every p[c] of the body is evaluated: one expression statement
+      // without ?:, && or || (a vector then reads no element the loop would not).
+      struct Conditional : clang::RecursiveASTVisitor<Conditional> {
+        bool found = false;
+        bool VisitAbstractConditionalOperator(clang::AbstractConditionalOperator*) { return !(found = true); }
+        bool VisitBinaryOperator(clang::BinaryOperator* b) {
+          if (b->isLogicalOp()) found = true;
+          return !found;
+        }
+      } cond;
+      cond.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
+      const bool unconditional = llvm::isa<clang::Expr>(st.loop->getBody()) && !cond.found;
+      for (const clang::ArraySubscriptExpr* a : unconditional ? scan.at_c : std::vector<const clang::ArraySubscriptExpr*>{}) {
+        const clang::ValueDecl* d = referencedDecl(a->getBase());
+        if (d == p.x || std::find(v.vec_reads.begin(), v.vec_reads.end(), d) != v.vec_reads.end()) continue;
+        const std::string vt = eligible(d);
+        if (vt.empty()) continue;
+        v.vec_reads.push_back(d);
+        p.vtypes[d] = vt;
+        align(d);
+      }
+    }
+    p.vec.push_back(v);
+  }
+}
+
+std::string vecName(const clang::ValueDecl* d) { return "kl_" + d->getNameAsString() + "_4"; }
+
+std::string deepen(const std::string& text, const std::string& more) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n') out += more;
+  }
+  return out;
+}
+
+// The text [a, b) with component `comp`'s substitutions: x[c] -> kl_row4[kl_j].x, p[c] of an array
+// read as vectors -> kl_p_4.x, any other c -> kl_c + comp. Empty when a piece is written through a macro.
+std::optional<std::string> componentText(const Src& src, const Plan& p, const BodyScan& scan, const VecLoop& v,
+                                         unsigned a, unsigned b, int comp) {
+  std::vector<std::tuple<unsigned, unsigned, std::string>> edits;
+  const std::string cs = kComponents[comp];
+  for (const auto* e : scan.x_reads)
+    edits.emplace_back(src.off(e->getBeginLoc()), src.off(e->getRBracketLoc()) + 1, "kl_row4[kl_j]." + cs);
+  for (const auto* e : scan.at_c)
+    if (std::find(v.vec_reads.begin(), v.vec_reads.end(), referencedDecl(e->getBase())) != v.vec_reads.end())
+      edits.emplace_back(src.off(e->getBeginLoc()), src.off(e->getRBracketLoc()) + 1,
+                         vecName(referencedDecl(e->getBase())) + "." + cs);
+  for (const auto* r : scan.c_refs) {
+    if (!src.inFile(r->getLocation())) return std::nullopt;
+    const unsigned o = src.off(r->getLocation());
+    bool inside = false;
+    for (const auto& [e0, e1, t] : edits) inside |= o >= e0 && o < e1;
+    if (!inside) edits.emplace_back(o, src.tokEnd(r->getLocation()), "kl_c + " + std::to_string(comp));
+  }
+  std::sort(edits.begin(), edits.end());
+  std::string out;
+  unsigned at = a;
+  for (const auto& [e0, e1, t] : edits) {
+    if (e0 < a || e1 > b) continue;
+    if (e0 < at) return std::nullopt;
+    out += src.slice(at, e0) + t;
+    at = e1;
+  }
+  return out + src.slice(at, b);
+}
+
+std::string prefetchText4(const Plan& p, long long k, const std::string& indent) {
+  const std::string ks = std::to_string(k);
+  return std::string(kComment4) + " (rows of up to " + std::to_string(k * 128) + ")\n" +  //
+         indent + p.vtype + " kl_row4[" + ks + "];\n" +                                  //
+         indent + "const bool kl_in_regs = " + p.bound + " <= " + ks + " * 128 && " + p.bound + " % 4 == 0 && " +
+         alignmentCheck(p.aligned) + ";\n" +                                              //
+         indent + "if (kl_in_regs) {\n" +                                                 //
+         indent + "  #pragma unroll\n" +                                                  //
+         indent + "  for (int kl_j = 0; kl_j < " + ks + "; ++kl_j) kl_row4[kl_j] = (kl_j * 32 + kl_lane) * 4 < " + p.bound +
+         " ? " + vectorLoad(p.vtype, p.x->getNameAsString(), "kl_j * 32 + kl_lane") + " : make_" + p.vtype +
+         "(0, 0, 0, 0);\n" +                                                             //
+         indent + "}\n" + indent;
+}
+
+// Float4 mode's `if (kl_in_regs) { <register loop> } else `, written in front of the loop.
+std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ctx, const Strided& st,
+                                     const BodyScan& scan, const VecLoop& v, const Plan& p, long long k,
+                                     const std::string& indent) {
+  const clang::Stmt* body = st.loop->getBody();
+  const std::string I = indent + "      ";
+  const std::string start = sourceText(ctx, st.start->getSourceRange());
+  const std::string ctype = st.counter->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+  std::string inner;
+  for (const clang::ValueDecl* d : v.vec_reads)
+    inner += I + "const " + p.vtypes.at(d) + " " + vecName(d) + " = " +
+             vectorLoad(p.vtypes.at(d), d->getNameAsString(), "kl_j * 32 + kl_lane") + ";\n";
+  if (v.vec_store) {
+    const clang::Expr* rhs = v.vec_store->getRHS();
+    const unsigned r0 = src.off(rhs->getBeginLoc()), r1 = src.tokEnd(rhs->getEndLoc());
+    inner += I + p.vtype + " kl_v;\n";
+    for (int i = 0; i < 4; ++i) {
+      auto t = componentText(src, p, scan, v, r0, r1, i);
+      if (!t) return std::nullopt;
+      inner += I + "kl_v." + kComponents[i] + " = " + deepen(*t, "      ") + ";\n";
+    }
+    auto* ase = llvm::cast<clang::ArraySubscriptExpr>(bare(v.vec_store->getLHS()));
+    inner += I + "reinterpret_cast<" + p.vtype + "*>(" + referencedDecl(ase->getBase())->getNameAsString() +
+             ")[kl_j * 32 + kl_lane] = kl_v;\n";
+  } else {
+    const unsigned b0 = src.off(body->getBeginLoc()), b1 = src.stmtEnd(body);
+    for (int i = 0; i < 4; ++i) {
+      auto t = componentText(src, p, scan, v, b0, b1, i);
+      if (!t) return std::nullopt;
+      const std::string guard = v.start % 4 != 0 ? "if (kl_c + " + std::to_string(i) + " >= " + start + ") " : "";
+      inner += I + guard + deepen(*t, "      ") + "\n";
+    }
+  }
+  const std::string range = v.start % 4 == 0 && v.start != 0 ? "kl_c >= " + start + " && kl_c < " + p.bound
+                                                             : "kl_c < " + p.bound;
+  const bool pragma = llvm::isa<clang::AttributedStmt>(st.stmt);
+  return "if (kl_in_regs) {\n" +                                                           //
+         indent + "  #pragma unroll\n" +                                                  //
+         indent + "  for (int kl_j = 0; kl_j < " + std::to_string(k) + "; ++kl_j) {\n" +  //
+         indent + "    const " + ctype + " kl_c = (kl_j * 32 + kl_lane) * 4;\n" +         //
+         indent + "    if (" + range + ") {\n" +                                          //
+         inner +                                                                          //
+         indent + "    }\n" +                                                             //
+         indent + "  }\n" +                                                               //
+         indent + "} else" + (pragma ? "\n" + indent : " ");
+}
+
 // Which pointer the strided loops read at their counter most often: x (ties: the first read).
 // `why` says why there is none worth keeping in registers.
 Plan choose(const std::vector<Strided>& strided, std::string& why) {
@@ -446,6 +860,146 @@ Plan choose(const std::vector<Strided>& strided, std::string& why) {
   return p;
 }
 
+// Float4 mode hands element c to lane (c / 4) % 32 instead of c % 32 in every register loop, so each
+// loop must compute the same thing whichever lane runs an element: "" when it does, else why not.
+//   - all 32 lanes run every register loop: the block's x size is a multiple of 32 (full warps), and
+//     before the last register loop the kernel leaves only through top-level `if (U) return;` with a
+//     warp-uniform U (also the condition of an enclosing `if (r < rows) { ... }`);
+//   - a loop assigns variables declared outside it only as sums or min/max combined right after it
+//     by a full-mask xor butterfly (today's rule for loops starting off a multiple of 32): every
+//     element still enters once, sums regroup, min/max are exact;
+//   - a loop reads no memory but p[c] of pointer variables, no array declared outside it, and calls
+//     no function but the CUDA headers' (math) functions: p[c] is the same element in any lane;
+//   - besides p[c], the counter and a reduction's own variable in its update, it reads only values
+//     every lane of the warp holds (Uniformity: parameters, constants, uniform locals; not kl_lane,
+//     threadIdx, a partial sum before its butterfly, nor a variable the loop itself updates), so
+//     element c's value does not depend on which lane computes it; x and the bound are uniform too;
+//   - it stores only as p[c] (no atomics), and the array it stores into is accessed nowhere else in
+//     the kernel (no other lane reads or writes it in another order; its pointer's origin is known).
+std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& facts, const clang::FunctionDecl* kernel,
+                         const clang::CompoundStmt* body, const std::vector<const clang::Stmt*>& rows, const Plan& p,
+                         const PointerFlow& flow) {
+  const std::string xn = p.x->getNameAsString();
+  const std::string mode = " (float4 mode gives element c to lane (c / 4) % 32 instead of c % 32)";
+  auto shape = facts.shape();
+  if (!shape || shape->x % 32 != 0)
+    return "float4 mode needs every launch's block to have a multiple of 32 threads in x (full warps sharing a row)";
+  Uniformity u(ctx, true);
+  struct AddrTaken : clang::RecursiveASTVisitor<AddrTaken> {
+    std::set<const clang::ValueDecl*> vars;
+    bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+      if (uo->getOpcode() == clang::UO_AddrOf)
+        if (auto* d = referencedDecl(uo->getSubExpr())) vars.insert(d);
+      return true;
+    }
+  } taken;
+  taken.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  u.never = taken.vars;
+  for (const clang::ParmVarDecl* pv : kernel->parameters())
+    if (!u.never.count(pv) && !pv->getType()->isReferenceType()) u.vars.insert(pv);
+  std::map<const clang::Stmt*, size_t> loop_at;
+  for (size_t i = 0; i < p.loops.size(); ++i) loop_at[p.loops[i].stmt] = i;
+
+  auto checkLoop = [&](size_t i) -> std::string {
+    const Strided& st = p.loops[i];
+    const BodyScan& scan = p.scans[i];
+    if (i == 0) {
+      if (!u.vars.count(p.x)) return xn + " may differ between the lanes of a warp" + mode;
+      if (!u.vars.count(p.loops[0].bound)) return "the bound " + p.bound + " may differ between the lanes of a warp" + mode;
+    }
+    if (scan.atomics) return "a strided loop reading " + xn + " calls an atomic" + mode;
+    if (scan.elsewhere) return "a strided loop reading " + xn + " reads memory other than p[c]" + mode;
+    if (scan.local_arrays || scan.outer_array_writes)
+      return "a strided loop reading " + xn + " uses an array declared outside it (per-lane state)" + mode;
+    for (const clang::Expr* l : scan.store_lhs) {
+      auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(l);
+      auto* dre = ase ? llvm::dyn_cast<clang::DeclRefExpr>(bare(ase->getBase())) : nullptr;
+      if (!dre || referencedDecl(ase->getIdx()) != st.counter)
+        return "a strided loop reading " + xn + " stores other than as p[c] (`" + sourceText(ctx, l->getSourceRange()) + "`)" + mode;
+    }
+    std::set<const clang::ValueDecl*> combined, updated;
+    for (size_t j = st.index + 1; j < rows.size(); ++j) {
+      const clang::VarDecl* v = butterflyVar(ctx, rows[j]);
+      if (!v) break;
+      combined.insert(v);
+    }
+    for (const auto& [v, red] : scan.outer_updates) {
+      updated.insert(v);
+      if (!red || !combined.count(v))
+        return "a strided loop reading " + xn + " assigns " + v->getNameAsString() +
+               " other than as a sum or min/max combined by a full-mask xor butterfly right after it" + mode;
+    }
+    for (const clang::DeclRefExpr* r : scan.refs) {
+      if (scan.self_refs.count(r)) continue;
+      const std::string n = r->getDecl()->getNameAsString();
+      if (updated.count(r->getDecl()))
+        return "a strided loop reading " + xn + " reads " + n + ", which it updates lane by lane" + mode;
+      if (!u.expr(r))
+        return "a strided loop reading " + xn + " reads " + n + ", which may differ between the lanes of a warp there" + mode;
+    }
+    for (const clang::CallExpr* call : scan.calls)
+      if (!intrinsicKind(calleeName(call)) && !trustedCall(ctx, call))
+        return "a strided loop reading " + xn + " calls " + calleeName(call) +
+               " (float4 mode trusts only the CUDA headers' functions without pointer arguments)";
+    return "";
+  };
+
+  // The kernel's top-level statements in order (into the row's `if (...) { ... }` when it has one).
+  const clang::Stmt* last = p.loops.back().stmt;
+  bool done = false;
+  std::function<std::string(const std::vector<const clang::Stmt*>&)> walk = [&](const std::vector<const clang::Stmt*>& ss) -> std::string {
+    for (const clang::Stmt* s : ss) {
+      if (done) return "";
+      if (auto it = loop_at.find(s); it != loop_at.end()) {
+        if (std::string w = checkLoop(it->second); !w.empty()) return w;
+        if (s == last) done = true;
+        u.step(s);
+        continue;
+      }
+      if (auto* is = llvm::dyn_cast<clang::IfStmt>(s); is && !rows.empty() && !is->getElse())
+        if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(is->getThen()); cs && cs->size() && cs->body_front() == rows.front()) {
+          if (is->getInit() || is->getConditionVariable() || !u.expr(is->getCond()))
+            return "the row's code runs under a condition that may differ between the lanes of a warp" + mode;
+          return walk(std::vector<const clang::Stmt*>(cs->body_begin(), cs->body_end()));
+        }
+      Exits ex;
+      ex.TraverseStmt(const_cast<clang::Stmt*>(s));
+      if (ex.found) {
+        auto* is = llvm::dyn_cast<clang::IfStmt>(s);
+        const clang::Stmt* then = is ? is->getThen() : nullptr;
+        if (auto* cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(then); cs && cs->size() == 1) then = cs->body_front();
+        if (!is || is->getElse() || is->getInit() || is->getConditionVariable() || !then ||
+            !llvm::isa<clang::ReturnStmt>(then) || !u.expr(is->getCond()))
+          return "lanes of a warp may leave the kernel before the row's loops (only `if (U) return;` with a warp-uniform U is followed)" + mode;
+      }
+      u.step(s);
+    }
+    return "";
+  };
+  if (std::string w = walk(std::vector<const clang::Stmt*>(body->body_begin(), body->body_end())); !w.empty()) return w;
+  if (!done) return "the row's loops are not where float4 mode looks for them";
+
+  // Stores move between lanes: nothing else may touch what they write.
+  Accesses acc;
+  acc.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  for (size_t i = 0; i < p.loops.size(); ++i)
+    for (const clang::Expr* l : p.scans[i].store_lhs) {
+      const clang::ValueDecl* base = pointerBase(l);
+      std::set<const clang::ValueDecl*> r = flow.roots(base);
+      if (!base || r.count(nullptr)) return "cannot tell which pointer a store of a register loop is derived from" + mode;
+      for (const clang::Expr* a : acc.all) {
+        if (a == l) continue;
+        std::set<const clang::ValueDecl*> ra = flow.roots(pointerBase(a));
+        bool hits = ra.count(nullptr) > 0;
+        for (const auto* d : ra) hits |= d && r.count(d);
+        if (hits)
+          return base->getNameAsString() + ", stored in a loop reading " + xn + ", is also accessed at `" +
+                 sourceText(ctx, a->getSourceRange()) + "` (another lane than before writes its elements)" + mode;
+      }
+    }
+  return "";
+}
+
 class RowRegisters : public Transform {
  public:
   std::string id() const override { return "row-registers"; }
@@ -460,7 +1014,11 @@ class RowRegisters : public Transform {
     const long long max_cols = intParam(req.params, "max_cols", 2048);
     if (max_cols < 32 || max_cols > 8192 || max_cols % 32 != 0)
       return TransformResult::no("max_cols (" + std::to_string(max_cols) + ") must be a multiple of 32, 32..8192");
-    const long long k = max_cols / 32;
+    const long long width = intParam(req.params, "vector_width", 1);
+    if (width != 1 && width != 4) return TransformResult::no("vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")");
+    if (width == 4 && max_cols % 128 != 0)
+      return TransformResult::no("max_cols (" + std::to_string(max_cols) + ") must be a multiple of 128 with vector_width 4 (32 lanes x 4)");
+    const long long k = max_cols / (32 * width);  // registers (elements or vectors) per lane
     auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     const clang::VarDecl* lane = body ? laneOf(body) : nullptr;
     if (!lane) return TransformResult::no("the kernel is not in warp-per-row's form (no `const int kl_lane = threadIdx.x % 32;`)");
@@ -491,6 +1049,13 @@ class RowRegisters : public Transform {
     if (!pointee->isArithmeticType() || pointee->isAnyComplexType())
       return TransformResult::no(xn + "'s elements are not a built-in arithmetic type");
     p.elem = pointee.getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+    p.width = static_cast<int>(width);
+    if (width == 4) {
+      p.vtype = vectorType(ctx, pointee);
+      if (p.vtype.empty())
+        return TransformResult::no(xn + "'s elements (" + p.elem + ") have no 4-wide vector type (float, int and unsigned int have: " +
+                                   "float4, int4, uint4); vector_width 4 cannot load them");
+    }
 
     // Every loop that reads x[c]: its form, bound, start and body.
     bool starts_at_zero = false;
@@ -515,11 +1080,15 @@ class RowRegisters : public Transform {
         return TransformResult::no("a strided loop's start is not a constant >= 0");
       const long long s = start.Val.getInt().getExtValue();
       if (s == 0) starts_at_zero = true;
+      if (width == 4) continue;  // every loop changes lanes in float4 mode: vectorChecks below
       if (s % 32 == 0) continue;
       // A start that is not a multiple of 32 hands element c to lane c % 32, not (c - S) % 32.
       if (scan.stores || scan.other_reads)
         return TransformResult::no("a strided loop starting at " + std::to_string(s) +
                                    " (not a multiple of 32) reads memory other than " + xn + "[c] or stores");
+      if (scan.outer_array_writes)
+        return TransformResult::no("a strided loop starting at " + std::to_string(s) +
+                                   " (not a multiple of 32) assigns an element of an array declared outside it");
       Assigned combined;
       for (size_t j = st.index + 1; j < rows.size(); ++j) {
         auto* fs = llvm::dyn_cast<clang::ForStmt>(rows[j]);
@@ -567,14 +1136,40 @@ class RowRegisters : public Transform {
       if (ex.found) return TransformResult::no("the row's code may return between the loops that read " + xn);
     }
 
+    if (width == 4) {
+      if (std::string w = vectorChecks(ctx, req.facts, req.kernel, body, rows, p, flow); !w.empty())
+        return TransformResult::no(w);
+      planVectors(ctx, src, p, *loopTextStart(src, p.loops.front()), assigned.vars);
+      for (const auto& [d, vt] : p.vtypes)
+        for (const clang::ValueDecl* n : flow.names)
+          if (n->getNameAsString() == vecName(d)) return TransformResult::no("the kernel already declares " + vecName(d));
+    }
+
     // The edits: the row read before the first loop, each loop behind `if (kl_in_regs) ... else`.
     for (size_t i = 0; i < p.loops.size(); ++i) {
       const Strided& st = p.loops[i];
       unsigned at = *loopTextStart(src, st);
       std::string indent = src.indentOf(at);
-      std::string text = headText(src, ctx, st, p.scans[i], p, k, indent);
-      if (i == 0) text = prefetchText(p, k, indent) + text;
+      std::string text;
+      if (width == 4) {
+        auto t = headText4(src, ctx, st, p.scans[i], p.vec[i], p, k, indent);
+        if (!t) return TransformResult::no("a strided loop reading " + xn + " is written through a macro");
+        text = *t;
+        if (i == 0) text = prefetchText4(p, k, indent) + text;
+      } else {
+        text = headText(src, ctx, st, p.scans[i], p, k, indent);
+        if (i == 0) text = prefetchText(p, k, indent) + text;
+      }
       if (req.rewriter.InsertTextAfter(src.at(at), text)) return TransformResult::no("the rewriter refused the edit");
+    }
+    if (width == 4) {
+      unsigned stores = 0, loads = 0;
+      for (const VecLoop& v : p.vec) stores += v.vec_store != nullptr, loads += static_cast<unsigned>(v.vec_reads.size());
+      return TransformResult::yes("the row of " + xn + " read once into " + std::to_string(k) + " " + p.vtype +
+                                  " registers per lane (" + std::to_string(p.loops.size()) + " loops read it; " +
+                                  std::to_string(stores) + " vector stores, " + std::to_string(loads) +
+                                  " other arrays read as vectors; rows longer than " + std::to_string(max_cols) +
+                                  ", of a length not a multiple of 4 or misaligned take them as before)");
     }
     return TransformResult::yes("the row of " + xn + " read once into " + std::to_string(k) + " registers per lane (" +
                                 std::to_string(p.loops.size()) + " loops read it; rows longer than " +
@@ -594,7 +1189,8 @@ class RowRegisters : public Transform {
     for (const auto& scope : rowScopes(body, lane)) {
       for (size_t i = 0; i < scope.size() && !row; ++i)
         if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(scope[i]); ds && ds->isSingleDecl())
-          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()); vd && vd->getNameAsString() == "kl_row")
+          if (auto* vd = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
+              vd && (vd->getNameAsString() == "kl_row" || vd->getNameAsString() == "kl_row4"))
             row = vd, at = i;
       if (row) {
         rows = scope;
@@ -605,6 +1201,14 @@ class RowRegisters : public Transform {
     auto* arr = ctx.getAsConstantArrayType(row->getType());
     if (!arr || at + 3 >= rows.size()) return TransformResult::no("kl_row is not followed by what row-registers writes");
     const long long k = static_cast<long long>(arr->getSize().getZExtValue());
+    // Each inverse takes back only its own forward's form: vector_width says which (a lineage step
+    // records the vector_width that made it, so the mined skill's forward writes the same).
+    const bool vec4 = row->getNameAsString() == "kl_row4";
+    const long long width = intParam(req.params, "vector_width", 1);
+    if (width != 1 && width != 4) return TransformResult::no("vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")");
+    if (vec4 && width != 4)
+      return TransformResult::no("the row is held as 4-wide vectors (kl_row4): vector_width 4's form (asked for " + std::to_string(width) + ")");
+    if (!vec4 && width == 4) return TransformResult::no("the row is held element by element (kl_row), not vector_width 4's form");
     auto* flag_ds = llvm::dyn_cast<clang::DeclStmt>(rows[at + 1]);
     auto* flag = flag_ds && flag_ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(flag_ds->getSingleDecl()) : nullptr;
     if (!flag || flag->getNameAsString() != "kl_in_regs") return TransformResult::no("no kl_in_regs after kl_row");
@@ -628,13 +1232,30 @@ class RowRegisters : public Transform {
       return TransformResult::no("the fallback loops are not what row-registers keeps" + (why.empty() ? "" : ": " + why));
     p.elem = p.x->getType()->getPointeeType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
     p.bound = fallbacks[0].bound->getNameAsString();
+    if (vec4) {
+      p.width = 4;
+      p.vtype = vectorType(ctx, p.x->getType()->getPointeeType());
+      if (p.vtype.empty() || arr->getElementType().getAsString(ctx.getPrintingPolicy()) != p.vtype)
+        return TransformResult::no("kl_row4 does not hold " + p.x->getNameAsString() + "'s vector type");
+      Assigned assigned;
+      assigned.TraverseStmt(const_cast<clang::Stmt*>(static_cast<const clang::Stmt*>(body)));
+      planVectors(ctx, src, p, src.off(rows[at]->getBeginLoc()), assigned.vars);
+    }
     // Regenerate what forward writes from the fallbacks and compare (formatting aside).
     std::vector<std::pair<unsigned, unsigned>> cuts;
     for (size_t i = 0; i < fallbacks.size(); ++i) {
       auto start = loopTextStart(src, fallbacks[i]);
       if (!start) return TransformResult::no("a fallback loop is written oddly");
       unsigned from = src.off(ifs[i]->getBeginLoc());
-      std::string expected = headText(src, ctx, fallbacks[i], p.scans[i], p, k, src.indentOf(from));
+      std::string expected;
+      if (vec4) {
+        auto t = headText4(src, ctx, fallbacks[i], p.scans[i], p.vec[i], p, k, src.indentOf(from));
+        if (!t) return TransformResult::no("a fallback loop is written through a macro");
+        expected = *t;
+      } else {
+        expected = headText(src, ctx, fallbacks[i], p.scans[i], p, k, src.indentOf(from));
+      }
+      const char* comment = vec4 ? kComment4 : kComment;
       if (i == 0) {
         unsigned decl = src.off(rows[at]->getBeginLoc());
         from = decl;
@@ -643,10 +1264,10 @@ class RowRegisters : public Transform {
           unsigned prev = src.lineStart(line - 1);
           std::string text = src.slice(prev, line - 1);
           size_t first = text.find_first_not_of(" \t");
-          if (first != std::string::npos && text.compare(first, std::string(kComment).size(), kComment) == 0)
+          if (first != std::string::npos && text.compare(first, std::string(comment).size(), comment) == 0)
             from = prev + static_cast<unsigned>(first);
         }
-        std::string pre = prefetchText(p, k, "");
+        std::string pre = vec4 ? prefetchText4(p, k, "") : prefetchText(p, k, "");
         if (from == decl) pre = pre.substr(pre.find('\n') + 1);  // without its comment line
         expected = pre + expected;
       }
