@@ -22,10 +22,41 @@ std::string typeString(clang::ASTContext& ctx, clang::QualType t) {
   return t.getAsString(pp);
 }
 
+// `(reinterpret_cast<unsigned long long>(p) [| other casts] & 15) == 0`, the alignment test the
+// vectorizing transforms write: the pointer's value is compared, nothing is read or written
+// through it. Any other use of the integer is not followed.
+bool onlyAlignmentTest(clang::ASTContext& ctx, const clang::Expr* cast) {
+  const clang::Stmt* cur = cast;
+  bool masked = false;
+  while (true) {
+    auto parents = ctx.getParents(*cur);
+    if (parents.empty()) return false;
+    const clang::Stmt* parent = parents[0].get<clang::Stmt>();
+    if (!parent) return false;
+    if (llvm::isa<clang::ParenExpr>(parent) || llvm::isa<clang::ImplicitCastExpr>(parent)) {
+      cur = parent;
+      continue;
+    }
+    auto* bo = llvm::dyn_cast<clang::BinaryOperator>(parent);
+    if (!bo) return false;
+    if (bo->getOpcode() == clang::BO_Or && !masked) {
+      cur = parent;
+      continue;
+    }
+    if (bo->getOpcode() == clang::BO_And && !masked) {
+      masked = true;
+      cur = parent;
+      continue;
+    }
+    return masked && (bo->getOpcode() == clang::BO_EQ || bo->getOpcode() == clang::BO_NE);
+  }
+}
+
 // How a pointer parameter is used: climbs from each reference to the access it feeds.
 void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, ParamInfo& p) {
   const clang::Stmt* cur = ref;
   const clang::Expr* access = nullptr;  // the lvalue p[i] / *p
+  const clang::Expr* ptr = ref;         // the pointer value so far: p, p + k, reinterpret_cast<const float4*>(p)
   while (true) {
     auto parents = ctx.getParents(*cur);
     if (parents.empty()) return;
@@ -46,10 +77,21 @@ void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, P
       cur = parent;
       continue;
     }
+    if (auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(parent); cast && !access) {
+      if (cast->getType()->isPointerType() && !llvm::isa<clang::CXXConstCastExpr>(cast)) {
+        // reinterpret_cast<const float4*>(p)[i]: the access through the cast is what counts
+        // (a write through a cast to a non-const pointer is still seen as a write).
+        cur = ptr = cast;
+        continue;
+      }
+      if (cast->getType()->isIntegerType() && onlyAlignmentTest(ctx, cast)) return;  // neither
+      p.read = p.written = true;  // an integer that may become a pointer again: anything may happen
+      return;
+    }
     if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(parent)) {
       if (!access && (bo->getOpcode() == clang::BO_Add || bo->getOpcode() == clang::BO_Sub) &&
           bo->getType()->isPointerType()) {
-        cur = parent;  // pointer arithmetic: keep climbing to the dereference
+        cur = ptr = bo;  // pointer arithmetic: keep climbing to the dereference
         continue;
       }
       if (access) {
@@ -66,7 +108,7 @@ void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, P
       return;
     }
     if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(parent)) {
-      if (!access && ase->getBase()->IgnoreParenImpCasts() == ref) {
+      if (!access && ase->getBase()->IgnoreParenImpCasts() == ptr) {
         access = ase;
         cur = parent;
         continue;
@@ -102,6 +144,21 @@ void classifyPointerUse(clang::ASTContext& ctx, const clang::DeclRefExpr* ref, P
           ice && ice->getCastKind() == clang::CK_LValueToRValue) {
         p.read = true;
         return;
+      }
+      // A struct element (float4) is copied by its trivial copy constructor or assignment, which
+      // only read the source and only write the target.
+      if (auto* ce = llvm::dyn_cast<clang::CXXConstructExpr>(parent);
+          ce && ce->getConstructor()->isCopyOrMoveConstructor() && ce->getConstructor()->isTrivial()) {
+        p.read = true;
+        return;
+      }
+      if (auto* oc = llvm::dyn_cast<clang::CXXOperatorCallExpr>(parent); oc && oc->getOperator() == clang::OO_Equal) {
+        const auto* m = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(oc->getDirectCallee());
+        if (m && m->isTrivial() && (m->isCopyAssignmentOperator() || m->isMoveAssignmentOperator()) &&
+            oc->getNumArgs() == 2) {
+          (oc->getArg(0)->IgnoreParenImpCasts() == access ? p.written : p.read) = true;
+          return;
+        }
       }
       // passed by reference, etc.
       p.read = p.written = true;

@@ -478,3 +478,32 @@ void run(float* p, int w, int h, int b) {
   CHECK(k->launches[4].block_dims.empty());
   CHECK_FALSE(k->launches[4].block_value);
 }
+
+TEST_CASE("extract: reads and writes through casts and pointer arithmetic", "[extract]") {
+  TempDir t;
+  std::string file = t.write("casts.cu", R"(
+__global__ void vec(int n, float* in, float* out, float* off, float* esc) {
+  if (((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15) == 0) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < n / 4) reinterpret_cast<float4*>(out)[v] = reinterpret_cast<const float4*>(in)[v];
+  }
+  (off + 1)[threadIdx.x] = 0.0f;
+  float* back = reinterpret_cast<float*>(reinterpret_cast<unsigned long long>(esc) + 4);
+  back[0] = 1.0f;
+}
+)");
+  Manifest m = extract(t, {file});
+  INFO(describe(m));
+  const KernelInfo* k = m.find("vec");
+  REQUIRE(k);
+  // the alignment test neither reads nor writes; the float4 accesses count as what they are
+  CHECK(param(*k, "in")->read);
+  CHECK(!param(*k, "in")->written);
+  CHECK(param(*k, "out")->written);
+  CHECK(!param(*k, "out")->read);
+  // a store through p + 1 is a store
+  CHECK(param(*k, "off")->written);
+  // a pointer turned into an integer for anything but the alignment test may be written through
+  CHECK(param(*k, "esc")->read);
+  CHECK(param(*k, "esc")->written);
+}
