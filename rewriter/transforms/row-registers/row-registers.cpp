@@ -46,7 +46,7 @@
 // uniform values or right after a butterfly, warp-per-row's row index when the block's x size is a
 // multiple of 32; never kl_lane, threadIdx, memory, or a variable the loop itself updates); and it
 // stores only as p[c] into an array accessed nowhere else in the kernel (no other code sees that
-// another lane wrote it). Then element c's stored value, and each element's contribution to a
+// another lane wrote it), and the arrays it reads at [c] are stored into nowhere in the kernel. Then element c's stored value, and each element's contribution to a
 // reduction, are the same as in warp-per-row's kernel: only the sums' grouping changes.
 // Inverse: recognizes exactly what forward writes (its text is regenerated from the fallback loops
 // and compared) and keeps only the fallback loops. It takes back only the form its vector_width
@@ -241,6 +241,8 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   bool outer_array_writes = false;  // assigns an element of an array declared outside the body
   bool VisitVarDecl(clang::VarDecl* vd) {
     inner.insert(vd);
+    // One variable for all iterations and threads, not a per-iteration local.
+    if (vd->isStaticLocal()) fail("a strided loop declares a static or __shared__ variable (" + vd->getNameAsString() + ")");
     return true;
   }
   bool VisitBinaryOperator(clang::BinaryOperator* bo) {
@@ -875,7 +877,8 @@ Plan choose(const std::vector<Strided>& strided, std::string& why) {
 //     threadIdx, a partial sum before its butterfly, nor a variable the loop itself updates), so
 //     element c's value does not depend on which lane computes it; x and the bound are uniform too;
 //   - it stores only as p[c] (no atomics), and the array it stores into is accessed nowhere else in
-//     the kernel (no other lane reads or writes it in another order; its pointer's origin is known).
+//     the kernel (no other lane reads or writes it in another order; its pointer's origin is known);
+//     the arrays it reads at [c] are stored into nowhere in the kernel (not by another lane before).
 std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& facts, const clang::FunctionDecl* kernel,
                          const clang::CompoundStmt* body, const std::vector<const clang::Stmt*>& rows, const Plan& p,
                          const PointerFlow& flow) {
@@ -978,6 +981,24 @@ std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& fac
   };
   if (std::string w = walk(std::vector<const clang::Stmt*>(body->body_begin(), body->body_end())); !w.empty()) return w;
   if (!done) return "the row's loops are not where float4 mode looks for them";
+
+  // Arrays read at [c] move between lanes too: nothing in the kernel may store into them (a store by
+  // another lane, or by the loop itself in another lane, would be seen in another order).
+  for (size_t i = 0; i < p.loops.size(); ++i)
+    for (const clang::ArraySubscriptExpr* a : p.scans[i].at_c) {
+      const clang::ValueDecl* base = pointerBase(a);
+      std::set<const clang::ValueDecl*> r = flow.roots(base);
+      if (!base || r.count(nullptr)) return "cannot tell which pointer an array read in a loop reading " + xn + " is derived from" + mode;
+      for (const auto& [e, what] : flow.stores) {
+        if (e == a) continue;
+        std::set<const clang::ValueDecl*> rs = flow.roots(pointerBase(e));
+        bool hits = rs.count(nullptr) > 0;
+        for (const auto* d : rs) hits |= d && r.count(d);
+        if (hits)
+          return base->getNameAsString() + ", read in a loop reading " + xn + ", is also written (" + what + ": `" +
+                 sourceText(ctx, e->getSourceRange()) + "`)" + mode;
+      }
+    }
 
   // Stores move between lanes: nothing else may touch what they write.
   Accesses acc;
