@@ -96,6 +96,7 @@ struct State {
   std::map<std::string, std::set<Shape>> shapes;  // mangled -> shapes recorded or given up on
   std::map<std::string, unsigned> dir_counter;
   void* staging[2] = {nullptr, nullptr};
+  void* compare = nullptr;  // a chunk of a before blob, read back to see an allocation unchanged
 
   std::atomic<bool> stopped{false};
   double snapshot_s = 0, sync_s = 0;
@@ -316,14 +317,57 @@ bool staging(std::string& why) {
 
 // Copies [src, src+size) of device memory to `path`, computing its CRC-32. Chunked, with the copy
 // of one chunk overlapping the CRC and write of the previous one.
-bool snapshot(const fs::path& path, CUdeviceptr src, size_t size, uint32_t* crc, std::string& why) {
+//
+// With `same_as` (the allocation's before blob), each chunk is first compared with that file and
+// nothing is written while they agree: an allocation the launch left unchanged (the kernel's
+// inputs) gets no after blob of its own (`*unchanged`, the record names the before blob twice).
+// At the first chunk that differs the file is created, the equal chunks copied into it from
+// `same_as`, and the rest written as usual.
+bool snapshot(const fs::path& path, CUdeviceptr src, size_t size, uint32_t* crc, std::string& why,
+              const fs::path* same_as = nullptr, bool* unchanged = nullptr) {
   if (!staging(why)) return false;
   auto t0 = Clock::now();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  int fd = -1;
+  auto openOut = [&] {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return fd >= 0 ? 0 : errno;
+  };
+  int ref = -1;  // same_as, while every chunk so far equals it
+  if (same_as) {
+    ref = ::open(same_as->c_str(), O_RDONLY | O_CLOEXEC);
+    if (!g->compare) g->compare = std::aligned_alloc(4096, kChunk);
+    if (!g->compare && ref >= 0) {
+      ::close(ref);
+      ref = -1;
+    }
+  }
+  if (ref < 0 && openOut() != 0) {
     why = "cannot write " + path.string() + ": " + std::strerror(errno);
     return false;
   }
+  // Chunk [at, at + n) of same_as equals buf? Else: the file is created with [0, at) of same_as.
+  auto stillSame = [&](const void* buf, size_t at, size_t n) -> int {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(ref, static_cast<char*>(g->compare) + got, n - got, static_cast<off_t>(at + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    if (got == n && std::memcmp(buf, g->compare, n) == 0) return 0;
+    if (int e = openOut(); e != 0) return e;
+    for (size_t off = 0; off < at;) {  // the equal prefix, from same_as
+      size_t m = std::min(kChunk, at - off);
+      ssize_t r = ::pread(ref, g->compare, m, static_cast<off_t>(off));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return r < 0 ? errno : EIO;
+      if (!writeAll(fd, g->compare, static_cast<size_t>(r))) return errno;
+      off += static_cast<size_t>(r);
+    }
+    ::close(ref);
+    ref = -1;
+    return -1;  // different: write buf
+  };
   uLong c = ::crc32(0L, Z_NULL, 0);
   std::future<int> writing;  // 0 or the errno of the write of the previous chunk
   auto wait = [&] {
@@ -347,14 +391,20 @@ bool snapshot(const fs::path& path, CUdeviceptr src, size_t size, uint32_t* crc,
       ok = false;
       break;
     }
-    writing = std::async(std::launch::async, [fd, buf, n, &c] {
+    writing = std::async(std::launch::async, [&, buf, n, at = done] {
       c = ::crc32(c, static_cast<const Bytef*>(buf), static_cast<uInt>(n));
+      if (ref >= 0) {
+        int e = stillSame(buf, at, n);
+        if (e >= 0) return e;  // equal so far (0), or an error
+      }
       return writeAll(fd, buf, n) ? 0 : errno;
     });
     done += n;
   }
   if (!wait()) ok = false;
-  if (::close(fd) != 0 && ok) {
+  if (unchanged) *unchanged = ok && ref >= 0;
+  if (ref >= 0) ::close(ref);
+  if (fd >= 0 && ::close(fd) != 0 && ok) {
     why = "cannot write " + path.string() + ": " + std::strerror(errno);
     ok = false;
   }
@@ -556,11 +606,19 @@ void onExit(const CUpti_CallbackData* cb) {
     return;
   }
   for (auto& a : r.allocations) {
-    if (!snapshot(p->dir / a.after, a.base, a.size, &a.after_crc32, why)) {
+    const fs::path before = p->dir / a.before;
+    bool unchanged = false;
+    if (!snapshot(p->dir / a.after, a.base, a.size, &a.after_crc32, why, &before, &unchanged)) {
       removeDir(p->dir);
       unreserve();
       fatal("snapshot of allocation " + std::to_string(a.id) + " after " + r.kernel + " failed: " + why);
       return;
+    }
+    if (unchanged) {  // the record names the before blob as the after one too
+      a.after = a.before;
+      std::lock_guard<std::mutex> lk(g->mu);
+      g->bytes -= a.size;
+      p->reserved -= a.size;
     }
   }
   try {

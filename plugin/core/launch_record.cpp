@@ -155,7 +155,9 @@ LaunchRecord loadRecord(const std::string& dir, bool verify_blobs) {
   r.dir = fs::absolute(dir).string();
   if (!verify_blobs) return r;
   for (const auto& a : r.allocations) {
-    for (auto [name, crc] : {std::pair{a.before, a.before_crc32}, std::pair{a.after, a.after_crc32}}) {
+    // An unchanged allocation's after blob is its before blob (stored once): verified once.
+    const bool shared = a.after == a.before && a.after_crc32 == a.before_crc32;
+    for (auto [name, crc] : {std::pair{a.before, a.before_crc32}, std::pair{shared ? std::string() : a.after, a.after_crc32}}) {
       if (name.empty()) continue;
       fs::path blob = fs::path(dir) / name;
       std::error_code ec;

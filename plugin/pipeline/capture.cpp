@@ -139,7 +139,8 @@ void collect(const fs::path& tmp, CaptureRun& run) {
     try {
       LaunchRecord r = loadRecord(entry.path().string(), false);
       s.records.push_back(entry.path().filename().string());
-      for (const auto& a : r.allocations) s.bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() ? 0 : a.size);
+      for (const auto& a : r.allocations)  // an unchanged allocation's after blob is its before blob
+        s.bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() || a.after == a.before ? 0 : a.size);
     } catch (const std::exception&) {
       fs::remove_all(entry.path());
     }

@@ -2,7 +2,8 @@
 // and prints what the capture tests check, one fact a line:
 //   record <dir> kernel=<name> mangled=<m> grid=x,y,z block=x,y,z shmem=<n> params=<n> allocations=<n>
 //   param <index> size <n> [pointer allocation <id> offset <bytes>]
-//   alloc <id> size <n> changed <0|1>       (whether the after blob differs from the before blob)
+//   alloc <id> size <n> changed <0|1> after <file>   (whether the after blob differs from the before
+//                                            blob; the after blob's file, the before one's when unchanged)
 // Exit 0: every record loaded; 1: one is corrupt (the message names the file); 2: usage.
 #include <filesystem>
 #include <iostream>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
       }
       for (const auto& a : r.allocations) {
         bool changed = readFile(std::filesystem::path(r.dir) / a.before) != readFile(std::filesystem::path(r.dir) / a.after);
-        std::cout << "alloc " << a.id << " size " << a.size << " changed " << (changed ? 1 : 0) << "\n";
+        std::cout << "alloc " << a.id << " size " << a.size << " changed " << (changed ? 1 : 0) << " after " << a.after << "\n";
       }
     } catch (const std::exception& e) {
       std::cerr << "capture_record_check: " << e.what() << "\n";

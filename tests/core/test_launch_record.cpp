@@ -166,3 +166,22 @@ TEST_CASE("launch record: every kind of corruption throws CorruptRecord naming t
     requireCorrupt([&] { loadRecord(dir); }, t.path / "record.json", "short parameter bytes");
   }
 }
+
+TEST_CASE("launch record: an unchanged allocation's after blob is its before blob, stored once", "[launch_record]") {
+  // What the capture library writes when a launch leaves an allocation (an input) unchanged.
+  TempDir t;
+  LaunchRecord r = sampleRecord(t.path);
+  fs::remove(t.path / "a0.after.bin");
+  r.allocations[0].after = "a0.before.bin";
+  saveRecord(t.path.string(), r);
+  LaunchRecord l = loadRecord(t.path.string());
+  CHECK(l.allocations[0].after == "a0.before.bin");
+  CHECK(l.allocations[0].after_crc32 == l.allocations[0].before_crc32);
+  // Still verified: a corrupt shared blob is named.
+  {
+    std::fstream f(t.path / "a0.before.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(7);
+    f.put('\x5a');
+  }
+  requireCorrupt([&] { loadRecord(t.path.string()); }, t.path / "a0.before.bin", "corrupt shared blob");
+}

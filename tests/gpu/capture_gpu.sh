@@ -68,8 +68,9 @@ for d in "$cap"/saxpy.* "$cap"/axpy_drv.* "$cap"/saxpy_ex.*; do
   ya=$(sed -n 's/^param 3 size 8 pointer allocation \([0-9]*\) offset 0$/\1/p' <<<"$facts")
   check "$(basename "$d"): x points into an allocation at offset 0" test -n "$xa"
   check "$(basename "$d"): y points into an allocation at offset 0" test -n "$ya"
-  check "$(basename "$d"): x's allocation is unchanged by the launch" grep -q "^alloc $xa size 4194304 changed 0$" <<<"$facts"
-  check "$(basename "$d"): y's after blob differs from its before blob" grep -q "^alloc $ya size 4194304 changed 1$" <<<"$facts"
+  check "$(basename "$d"): x's allocation is unchanged by the launch" grep -q "^alloc $xa size 4194304 changed 0 after a$xa.before.bin$" <<<"$facts"
+  check "$(basename "$d"): x's unchanged allocation is stored once" test ! -e "$d/a$xa.after.bin"
+  check "$(basename "$d"): y's after blob differs from its before blob" grep -q "^alloc $ya size 4194304 changed 1 after a$ya.after.bin$" <<<"$facts"
   check "$(basename "$d"): n is recorded as bytes 00001000" grep -q '"bytes": "00001000"' "$d/record.json"
   case $(basename "$d") in saxpy.*) blocks="$blocks $(sed -n 's/.* block=\([0-9]*\),.*/\1/p' <<<"$facts")" ;; esac
 done
