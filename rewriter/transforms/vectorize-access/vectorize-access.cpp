@@ -260,8 +260,8 @@ struct BodyScan : clang::RecursiveASTVisitor<BodyScan> {
   }
 };
 
-// Every array access the body evaluates only on some paths: under an if's branches, a switch, the
-// arms of ?:, the right side of && and ||.
+// Every array access the body evaluates only on some paths, or never: under an if's branches, a
+// switch, the arms of ?:, the right side of && and ||, and in sizeof/alignof, decltype, noexcept.
 std::set<const clang::ArraySubscriptExpr*> conditionalAccesses(const clang::Stmt* body) {
   struct Collect : clang::RecursiveASTVisitor<Collect> {
     std::set<const clang::ArraySubscriptExpr*>* out;
@@ -297,6 +297,18 @@ std::set<const clang::ArraySubscriptExpr*> conditionalAccesses(const clang::Stmt
     }
     bool VisitBinaryOperator(clang::BinaryOperator* b) {
       if (b->isLogicalOp()) under(b->getRHS());
+      return true;
+    }
+    bool VisitUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr* e) {
+      if (!e->isArgumentType()) under(e->getArgumentExpr());
+      return true;
+    }
+    bool VisitDecltypeTypeLoc(clang::DecltypeTypeLoc tl) {
+      under(tl.getUnderlyingExpr());
+      return true;
+    }
+    bool VisitCXXNoexceptExpr(clang::CXXNoexceptExpr* e) {
+      under(e->getOperand());
       return true;
     }
   } w;
