@@ -202,16 +202,18 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
     if (why.empty()) why = std::move(w);
     return true;  // keep going: the first reason is the one reported
   }
-  static bool reduction(const clang::VarDecl* v, const clang::Expr* whole) {
+  // "+" for `v += e`, the function for `v = fmaxf(v, e)` (or e first; fminf, ...), "" otherwise.
+  static std::string reductionOp(const clang::VarDecl* v, const clang::Expr* whole) {
     if (auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(whole))
-      return ca->getOpcode() == clang::BO_AddAssign && !usesDecl(ca->getRHS(), v);
+      return ca->getOpcode() == clang::BO_AddAssign && !usesDecl(ca->getRHS(), v) ? "+" : "";
     auto* bo = llvm::dyn_cast<clang::BinaryOperator>(whole);
-    if (!bo || bo->getOpcode() != clang::BO_Assign) return false;
+    if (!bo || bo->getOpcode() != clang::BO_Assign) return "";
     auto* call = llvm::dyn_cast<clang::CallExpr>(bare(bo->getRHS()));
-    if (!call || call->getNumArgs() != 2 || !kMinMax.count(calleeName(call))) return false;
+    if (!call || call->getNumArgs() != 2 || !kMinMax.count(calleeName(call))) return "";
     bool a0 = referencedDecl(call->getArg(0)) == v, a1 = referencedDecl(call->getArg(1)) == v;
-    return a0 != a1 && !usesDecl(call->getArg(a0 ? 1 : 0), v);
+    return a0 != a1 && !usesDecl(call->getArg(a0 ? 1 : 0), v) ? calleeName(call) : "";
   }
+  std::map<const clang::VarDecl*, std::set<std::string>> ops;  // each reduced variable's operations
   void target(const clang::Expr* lhs, const clang::Expr* whole) {
     written.insert(bare(lhs));
     if (isLocalArray(lhs)) {
@@ -227,8 +229,10 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
     auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(lhs));
     if (vd == c) fail("a strided loop's body assigns its counter " + c->getNameAsString());
     if (vd && !inner.count(vd)) {
-      const bool red = reduction(vd, whole);
+      const std::string op = reductionOp(vd, whole);
+      const bool red = !op.empty();
       outer_updates.push_back({vd, red});
+      if (red) ops[vd].insert(op);
       if (red) {
         self_refs.insert(bare(lhs));
         if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(whole); bo && bo->getOpcode() == clang::BO_Assign)
@@ -500,7 +504,7 @@ std::string headText(const Src& src, const clang::ASTContext& ctx, const Strided
 // the variable v it combines across all 32 lanes, else null. After it every lane holds the same
 // value, bit for bit: each step combines a lane's value with its xor partner's by a commutative
 // operation, so the two partners compute the same result.
-const clang::VarDecl* butterflyVar(const clang::ASTContext& ctx, const clang::Stmt* s) {
+const clang::VarDecl* butterflyVar(const clang::ASTContext& ctx, const clang::Stmt* s, std::string* op = nullptr) {
   auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
   if (!fs || !fs->getBody()) return nullptr;
   const clang::Stmt* b = fs->getBody();
@@ -518,11 +522,31 @@ const clang::VarDecl* butterflyVar(const clang::ASTContext& ctx, const clang::St
   std::string body = squeeze(sourceText(ctx, bo->getSourceRange()));
   for (const char* mask : {"0xffffffffu", "0xffffffff", "0xFFFFFFFFu", "0xFFFFFFFF", "~0u"}) {
     const std::string shfl = "__shfl_xor_sync(" + std::string(mask) + "," + n + ",kl_offset)";
-    if (body == n + "+=" + shfl) return v;
+    if (body == n + "+=" + shfl) return op && (*op = "+", true), v;
     for (const std::string& f : kMinMax)
-      if (body == n + "=" + f + "(" + n + "," + shfl + ")") return v;
+      if (body == n + "=" + f + "(" + n + "," + shfl + ")") return op && (*op = f, true), v;
   }
   return nullptr;
+}
+
+// Whether each variable a strided loop reduces (scan.ops) is combined right after it (rows[index + 1],
+// ...) by a butterfly of the same operation (a sum by a sum, fmaxf by fmaxf: a per-lane sum combined
+// by a max would depend on which elements each lane had), and it reduces nothing else: "" or the
+// variable that is not.
+std::string uncombined(const clang::ASTContext& ctx, const std::vector<const clang::Stmt*>& rows, size_t index,
+                       const BodyScan& scan) {
+  std::map<const clang::VarDecl*, std::set<std::string>> combined;
+  for (size_t j = index + 1; j < rows.size(); ++j) {
+    std::string op;
+    const clang::VarDecl* v = butterflyVar(ctx, rows[j], &op);
+    if (!v) break;
+    combined[v].insert(op);
+  }
+  for (const auto& [v, red] : scan.outer_updates) {
+    auto it = scan.ops.find(v);
+    if (!red || it == scan.ops.end() || it->second.size() != 1 || combined[v] != it->second) return v->getNameAsString();
+  }
+  return "";
 }
 
 // A function float4 mode trusts to compute from its arguments only: declared in a system header
@@ -920,18 +944,11 @@ std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& fac
       if (!dre || referencedDecl(ase->getIdx()) != st.counter)
         return "a strided loop reading " + xn + " stores other than as p[c] (`" + sourceText(ctx, l->getSourceRange()) + "`)" + mode;
     }
-    std::set<const clang::ValueDecl*> combined, updated;
-    for (size_t j = st.index + 1; j < rows.size(); ++j) {
-      const clang::VarDecl* v = butterflyVar(ctx, rows[j]);
-      if (!v) break;
-      combined.insert(v);
-    }
-    for (const auto& [v, red] : scan.outer_updates) {
-      updated.insert(v);
-      if (!red || !combined.count(v))
-        return "a strided loop reading " + xn + " assigns " + v->getNameAsString() +
-               " other than as a sum or min/max combined by a full-mask xor butterfly right after it" + mode;
-    }
+    std::set<const clang::ValueDecl*> updated;
+    for (const auto& [v, red] : scan.outer_updates) updated.insert(v);
+    if (std::string v = uncombined(ctx, rows, st.index, scan); !v.empty())
+      return "a strided loop reading " + xn + " assigns " + v +
+             " other than as a sum or min/max combined by a full-mask xor butterfly of the same operation right after it" + mode;
     for (const clang::DeclRefExpr* r : scan.refs) {
       if (scan.self_refs.count(r)) continue;
       const std::string n = r->getDecl()->getNameAsString();
@@ -1110,18 +1127,9 @@ class RowRegisters : public Transform {
       if (scan.outer_array_writes)
         return TransformResult::no("a strided loop starting at " + std::to_string(s) +
                                    " (not a multiple of 32) assigns an element of an array declared outside it");
-      Assigned combined;
-      for (size_t j = st.index + 1; j < rows.size(); ++j) {
-        auto* fs = llvm::dyn_cast<clang::ForStmt>(rows[j]);
-        auto* ds = fs ? llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit()) : nullptr;
-        auto* v = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
-        if (!v || v->getNameAsString() != "kl_offset") break;
-        combined.TraverseStmt(const_cast<clang::Stmt*>(fs->getBody()));
-      }
-      for (const auto& [v, red] : scan.outer_updates)
-        if (!red || !combined.vars.count(v))
-          return TransformResult::no("a strided loop starting at " + std::to_string(s) + " (not a multiple of 32) assigns " +
-                                     v->getNameAsString() + " other than as a sum or min/max combined across the warp right after it");
+      if (std::string v = uncombined(ctx, rows, st.index, scan); !v.empty())
+        return TransformResult::no("a strided loop starting at " + std::to_string(s) + " (not a multiple of 32) assigns " +
+                                   v + " other than as a sum or min/max combined across the warp right after it");
     }
     if (!starts_at_zero)
       return TransformResult::no("no strided loop reading " + xn + " starts at 0 (the register path would read elements the kernel does not)");

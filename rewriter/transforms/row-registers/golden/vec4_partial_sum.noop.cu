@@ -1,4 +1,4 @@
-// golden: vector_width=4 refuses="assigns s other than as a sum or min/max combined by a full-mask xor butterfly right after it"
+// golden: vector_width=4 refuses="assigns s other than as a sum or min/max combined by a full-mask xor butterfly"
 // Each lane's partial sum is used before the warp combines it: in float4 mode a lane's partial holds
 // other elements (the scalar form keeps the lanes' elements, so it applies).
 __global__ void k(int rows, int cols, const float* in, float* out) {
