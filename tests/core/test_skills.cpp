@@ -149,10 +149,12 @@ TEST_CASE("skills: the shipped skills load", "[skills]") {
   CHECK(by_id["launch-bounds"]->facts == std::vector<std::string>{"uniform-block-size"});
   CHECK(by_id["block-size-512"]->params.at("threads") == 512);
   CHECK(by_id["block-size-512"]->search_rank == 1);
-  // The 4-wide reductions are tried before the scalar forms until measured (rankSkills: the rank first).
+  // The 4-wide reductions (and row-registers' float4 mode) are tried before the scalar forms until
+  // measured (rankSkills: the rank first).
   for (const auto& [vec4, scalar] : {std::pair<std::string, std::string>{"block-reduce-atomic-vec4", "block-reduce-atomic-unrolled"},
                                      {"block-reduce-atomic-vec4", "block-reduce-atomic"},
-                                     {"block-reduce-cas-vec4", "block-reduce-cas"}}) {
+                                     {"block-reduce-cas-vec4", "block-reduce-cas"},
+                                     {"row-registers-vec4", "row-registers"}}) {
     INFO(vec4 << " before " << scalar);
     REQUIRE(by_id.count(vec4));
     CHECK(by_id[vec4]->params.at("vector_width") == 4);
