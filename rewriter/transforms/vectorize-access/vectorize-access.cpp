@@ -33,7 +33,8 @@
 // int not read as p[i] and never stored to in the loop, i the loop variable, m the plain name of an
 // integer parameter or of a local declared before the loop, which the kernel only reads: every
 // reference to it is a read, no assignment, ++/--, address or reference) that the body evaluates on
-// every path (not under an if, ?:, && or ||), all of p's with the same m. When m % 4 == 0, for the
+// every path (not under an if, ?:, && or ||, nor unevaluated in sizeof, decltype or noexcept), all
+// of p's with the same m. When m % 4 == 0, for the
 // lane L element i = 4 * kl_v + L (0 <= L < 4): (4 * kl_v + L) % m == (4 * kl_v % m) + L, since
 // 4 * kl_v % m is a multiple of 4 (both 4 * kl_v and m are) and adding L < 4 does not reach the
 // next multiple of m; so the four lanes read the four consecutive elements of one aligned vector,
