@@ -182,3 +182,40 @@ TEST_CASE("row-registers: vector_width 4 after warp-per-row, its runtime check, 
     CHECK_THAT(v4_odd.reason, Catch::Contains("multiple of 32 threads in x"));
   }
 }
+
+// What `klineage mine` does with a float4 version: the inverse runs with each skill's parameters
+// (row-registers' and row-registers-vec4's), and a step is kept only when the forward with the same
+// parameters gives the parent back. Only row-registers-vec4's set takes the float4 form back, and
+// its forward reproduces it, so the step records vector_width 4.
+TEST_CASE("row-registers: a float4 version is taken back with row-registers-vec4's parameters only", "[row-registers]") {
+  test::TempDir t("row-registers-vec4-mine");
+  const std::string file = t.write("k.cu", kNaiveSoftmax);
+  const std::vector<std::string> args = test::testClangArgs(t.path.string());
+  std::vector<Skill> skills =
+      loadSkills({(fs::path(KLINEAGE_SOURCE_DIR) / "skills").string()}, transformIds(), featureIds());
+  auto paramsOf = [&](const std::string& id) {
+    auto it = std::find_if(skills.begin(), skills.end(), [&](const Skill& s) { return s.id == id; });
+    REQUIRE(it != skills.end());
+    TransformParams p;
+    for (auto& [k, v] : it->params.items()) p[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    return p;
+  };
+  const TransformParams vec = paramsOf("row-registers-vec4"), scalar = paramsOf("row-registers");
+  CHECK(vec.at("vector_width") == "4");
+  TransformFacts facts;
+  facts.block_size = 256;
+  const Transform& rr = *findTransform("row-registers");
+  ArgsByFile by_file{{file, args}};
+  StepResult wpr = applyStep(Overlay{{file, kNaiveSoftmax}}, by_file, file, "k", *findTransform("warp-per-row"),
+                             Direction::Forward, {}, facts);
+  REQUIRE(wpr.applied);
+  StepResult v4 = applyStep(wpr.overlay, by_file, file, "k", rr, Direction::Forward, vec, facts);
+  REQUIRE(v4.applied);
+  CHECK_FALSE(applyStep(v4.overlay, by_file, file, "k", rr, Direction::Inverse, scalar, facts).applied);
+  StepResult back = applyStep(v4.overlay, by_file, file, "k", rr, Direction::Inverse, vec, facts);
+  REQUIRE(back.applied);
+  CHECK(back.overlay.at(file) == wpr.overlay.at(file));
+  StepResult again = applyStep(back.overlay, by_file, file, "k", rr, Direction::Forward, vec, facts);
+  REQUIRE(again.applied);
+  CHECK(again.overlay.at(file) == v4.overlay.at(file));
+}
