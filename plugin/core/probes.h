@@ -10,6 +10,8 @@
 //   "tiny"     every size argument min(declared - 1, 37): less than a warp's worth of blocks.
 // `divisible_by` (argument -> d) leaves out probes that break a divisibility a variant requires
 // (a fact its transform recorded): it is then only right for such sizes, and says so.
+// A variant that tests its pointers' 16-byte alignment gets one more, "misaligned:" (the declared
+// launch with every pointer off a 16-byte boundary; pipeline/gate_jobs.h misalignedProbe).
 #pragma once
 #include <map>
 #include <string>

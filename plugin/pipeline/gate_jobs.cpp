@@ -1,6 +1,7 @@
 #include "gate_jobs.h"
 
 #include "core/capture_facts.h"
+#include "core/fs.h"
 #include "core/launch_eval.h"
 
 namespace klineage {
@@ -69,6 +70,43 @@ ReplaySpec replaySpec(const KernelInfo& k, const std::string& record_dir, bool c
   return rs;
 }
 
+namespace {
+
+// How often the alignment test our vectorizing transforms write (rewriter/vector_access.h:
+// `(... & 15) == 0`) occurs in a source file; 0 when it cannot be read.
+size_t alignmentTests(const std::string& path) {
+  std::string text;
+  try {
+    text = readFile(path);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  size_t n = 0;
+  for (size_t at = text.find("& 15) == 0"); at != std::string::npos; at = text.find("& 15) == 0", at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& r) {
+  if (!plan.launch || r.variant.is_original) return std::nullopt;
+  if (alignmentTests(r.variant.source) <= alignmentTests(original.variant.source)) return std::nullopt;
+  Probe p{"misaligned:", *plan.launch};
+  bool any = false;
+  for (ParamSpec& prm : p.launch.params) {
+    if (!prm.is_buffer) continue;
+    const unsigned long long es = elemSize(prm.type);
+    if (es >= 16) continue;  // off a 16-byte boundary would be off its own element's too
+    unsigned long long off = prm.offset_elements + 1;
+    if (off * es % 16 == 0) ++off;
+    prm.offset_elements = off;
+    p.name += std::string(any ? "," : "") + " " + prm.name + " " + std::to_string(off * es % 16) + " bytes past a 16-byte boundary";
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return p;
+}
+
 std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& original, const VariantReport& r,
                                  std::string* why) {
   const Geometry gated{plan.grid, plan.block, plan.shmem};
@@ -81,7 +119,12 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
   job.variant = {r.cubin, r.variant.mangled_name, vg->grid, vg->block, vg->shmem, std::nullopt};
   if (plan.replay) job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once
   else job.params = plan.launch->params;
-  for (const Probe& p : plan.probes) {
+  // A variant that tests its pointers' alignment (vectorize-access, the 4-wide reductions and rows)
+  // runs its other branch only for pointers no declared launch has (allocations are 256-byte
+  // aligned): one more probe, the declared launch with every buffer off a 16-byte boundary.
+  std::vector<Probe> probes = plan.probes;
+  if (auto m = misalignedProbe(plan, original, r)) probes.push_back(std::move(*m));
+  for (const Probe& p : probes) {
     bool allowed = true;
     for (const auto& [arg, d] : r.variant.divisible_by) {
       auto it = p.launch.scalars.find(arg);

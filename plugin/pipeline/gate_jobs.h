@@ -32,6 +32,12 @@ std::optional<Geometry> variantGeometry(const KernelPlan& plan, const Variant& v
 std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& original, const VariantReport& variant,
                                  std::string* why);
 
+// The probe makeJob adds for a variant whose source has more of our transforms' 16-byte alignment
+// tests than the original's: the declared launch with every buffer of elements under 16 bytes
+// passed off a 16-byte boundary, so the branch for misaligned pointers is run too. nullopt for
+// other variants, and without a declared launch (a captured launch has its own pointers).
+std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& variant);
+
 // The same job moved to another captured launch (correctness only).
 std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,
                                      std::string* why);

@@ -78,9 +78,24 @@ TEST_CASE("gate: every job carries probe shapes, with the geometry the launch si
   opt.only_kernel = "saxpy";
   REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
   REQUIRE(!gpu.jobs.empty());
+  size_t misaligned = 0;
   for (const RunnerJob& j : gpu.jobs) {
     CHECK(j.original.grid.x == 262144);  // saxpy<<<(n + 255) / 256, 256>>> at n = 2^26
-    REQUIRE(j.probes.size() == 3);
+    // A variant with vectorize-access's alignment test also runs with misaligned pointers: the
+    // declared launch, x and y one element past their allocations' (256-byte aligned) starts.
+    if (j.probes.size() == 4) {
+      ++misaligned;
+      const ProbeSpec& m = j.probes[3];
+      CHECK(m.name == "misaligned: x 4 bytes past a 16-byte boundary, y 4 bytes past a 16-byte boundary");
+      CHECK(m.params[2].offset_elements == 1);
+      CHECK(m.params[3].offset_elements == 1);
+      CHECK(m.params[2].elements == (1ull << 26));
+      CHECK(m.params[0].ivalue == (1ll << 26));
+      CHECK(m.original.grid.x == j.original.grid.x);
+      CHECK(m.variant.grid.x == j.variant.grid.x);
+      CHECK(j.variant.grid.x < j.original.grid.x);  // vectorized
+    }
+    REQUIRE(j.probes.size() >= 3);
     CHECK(j.probes[0].name == "n = 67108865");
     CHECK(j.probes[0].original.grid.x == 262145);
     CHECK(j.probes[1].name == "n = 1013");
@@ -90,6 +105,17 @@ TEST_CASE("gate: every job carries probe shapes, with the geometry the launch si
     CHECK(j.probes[2].params[0].ivalue == 37);
     CHECK(j.probes[2].params[2].elements == 37);
     if (vectorized(j)) CHECK(j.probes[1].variant.grid.x == 1);  // ceil(4 / 4)
+  }
+  CHECK(misaligned > 0);
+  CHECK(misaligned < gpu.jobs.size());  // not for the variants without the test
+  // Which variants: exactly those whose source has the alignment test.
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"]) {
+    const std::string skills = v["variant"]["skills"].dump();
+    INFO(v["variant"]["id"] << " " << skills);
+    if (v["outcome"] != "passed" || v["variant"]["is_original"].get<bool>()) continue;
+    const bool has_test = readFile(v["variant"]["source"].get<std::string>()).find("& 15) == 0") != std::string::npos;
+    CHECK(has_test == (skills.find("vectorize") != std::string::npos));
   }
 }
 
@@ -120,7 +146,8 @@ TEST_CASE("gate: the winner is re-checked on fresh inputs; one that fails is dro
     if (recheck(j)) {
       ++rechecks;
       CHECK(j.random_seeds == 2);
-      CHECK(j.probes.size() == 3);
+      // the probe shapes, and for a vectorized winner its misaligned probe
+      CHECK(j.probes.size() == (j.probes.size() == 4 && j.probes[3].name.rfind("misaligned:", 0) == 0 ? 4u : 3u));
     }
   CHECK(rechecks >= 4);  // saxpy: the dropped winner and the next; relu: its winner, at least
   // The kept winner says what it went through.
