@@ -550,10 +550,14 @@ std::string uncombined(const clang::ASTContext& ctx, const std::vector<const cla
 }
 
 // A function float4 mode trusts to compute from its arguments only: declared in a system header
-// (the CUDA math functions), not variadic, no pointer or reference parameter.
+// (the CUDA math functions), not variadic, no pointer or reference parameter, and at least one
+// argument: the headers' functions without arguments read the thread's own state (__lanemask_lt,
+// clock, __nvvm_read_ptx_sreg_*), except the getters of threadIdx.x, blockIdx.x, ... whose object
+// (threadIdx, blockIdx) Uniformity judges.
 bool trustedCall(const clang::ASTContext& ctx, const clang::CallExpr* call) {
   const clang::FunctionDecl* fd = call->getDirectCallee();
   if (!fd || fd->isVariadic() || intrinsicKind(calleeName(call))) return false;
+  if (call->getNumArgs() == 0 && fd->getNameAsString().rfind("__fetch_builtin_", 0) != 0) return false;
   if (!fd->getBuiltinID() && !ctx.getSourceManager().isInSystemHeader(fd->getLocation())) return false;
   for (const clang::ParmVarDecl* pv : fd->parameters())
     if (pv->getType()->isPointerType() || pv->getType()->isReferenceType()) return false;
@@ -611,13 +615,7 @@ struct Uniformity {
         return false;
     if (auto* me = llvm::dyn_cast<clang::MemberExpr>(s); me && me->isArrow()) return false;
     if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s); bo && bo->isAssignmentOp()) return false;
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); call && !trustedCall(ctx, call)) {
-      // threadIdx.x and friends read through their getters (a member call in the CUDA headers)
-      auto* mc = llvm::dyn_cast<clang::CXXMemberCallExpr>(call);
-      if (!mc || !mc->getMethodDecl() || !ctx.getSourceManager().isInSystemHeader(mc->getMethodDecl()->getLocation()) ||
-          mc->getNumArgs() != 0)
-        return false;
-    }
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); call && !trustedCall(ctx, call)) return false;
     for (const clang::Stmt* ch : s->children())
       if (!expr(ch)) return false;
     return true;
@@ -895,7 +893,8 @@ Plan choose(const std::vector<Strided>& strided, std::string& why) {
 //     by a full-mask xor butterfly (today's rule for loops starting off a multiple of 32): every
 //     element still enters once, sums regroup, min/max are exact;
 //   - a loop reads no memory but p[c] of pointer variables, no array declared outside it, and calls
-//     no function but the CUDA headers' (math) functions: p[c] is the same element in any lane;
+//     no function but the CUDA headers' (math) functions with arguments: p[c] is the same element in
+//     any lane (a function without arguments, clock64 or a lane mask, reads the lane's own state);
 //   - besides p[c], the counter and a reduction's own variable in its update, it reads only values
 //     every lane of the warp holds (Uniformity: parameters, constants, uniform locals; not kl_lane,
 //     threadIdx, a partial sum before its butterfly, nor a variable the loop itself updates), so
