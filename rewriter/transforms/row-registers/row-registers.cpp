@@ -40,14 +40,16 @@
 // give element c the same treatment in any lane (vectorChecks): all 32 lanes run it (full warps: the
 // block's x size is a multiple of 32; lanes leave only through a top-level `if (U) return;` with U
 // warp-uniform); it assigns outer variables only as sums or min/max combined by a full-mask xor
-// butterfly right after it (every element enters once: sums regroup, min/max are exact); it reads
-// no memory but p[c], no outer array, and calls only the CUDA headers' functions; everything else it
-// reads is warp-uniform at that point (Uniformity: parameters, constants, locals assigned from
-// uniform values or right after a butterfly, warp-per-row's row index when the block's x size is a
-// multiple of 32; never kl_lane, threadIdx, memory, or a variable the loop itself updates); and it
-// stores only as p[c] into an array accessed nowhere else in the kernel (no other code sees that
-// another lane wrote it), and the arrays it reads at [c] are stored into nowhere in the kernel. Then element c's stored value, and each element's contribution to a
-// reduction, are the same as in warp-per-row's kernel: only the sums' grouping changes.
+// butterfly of the same operation right after it (every element enters once: sums regroup, min/max
+// are exact); it reads no memory but p[c], no outer array, and calls only the CUDA headers'
+// functions with arguments; everything else it reads is warp-uniform at that point (Uniformity:
+// parameters, constants, locals assigned from uniform values or right after a butterfly,
+// warp-per-row's row index when the block's x size is a multiple of 32; never kl_lane, threadIdx,
+// memory, or a variable the loop itself updates); it stores only as p[c] into an array accessed
+// nowhere else in the kernel (no other code sees that another lane wrote it); and the arrays it
+// reads at [c] are stored into nowhere in the kernel. Then element c's stored value, and each
+// element's contribution to a reduction, are the same as in warp-per-row's kernel: only the sums'
+// grouping changes.
 // Inverse: recognizes exactly what forward writes (its text is regenerated from the fallback loops
 // and compared) and keeps only the fallback loops. It takes back only the form its vector_width
 // param names (1: kl_row, 4: kl_row4), so a mined step records vector_width 4 and the forward with
@@ -966,7 +968,8 @@ std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& fac
   // The kernel's top-level statements in order (into the row's `if (...) { ... }` when it has one).
   const clang::Stmt* last = p.loops.back().stmt;
   bool done = false;
-  std::function<std::string(const std::vector<const clang::Stmt*>&)> walk = [&](const std::vector<const clang::Stmt*>& ss) -> std::string {
+  using Stmts = std::vector<const clang::Stmt*>;
+  std::function<std::string(const Stmts&)> walk = [&](const Stmts& ss) -> std::string {
     for (const clang::Stmt* s : ss) {
       if (done) return "";
       if (auto it = loop_at.find(s); it != loop_at.end()) {
