@@ -2,7 +2,8 @@
 # On a GPU machine, after bench/experts.sh: gates the planted wrong variants of the catalogue's
 # transforms (tests/gpu/planted/: a block sum, a block max, a privatized histogram, a tiled transpose, a tiled sgemm
 # and a warp-per-row softmax each missing its barrier, combine step or bounds guard, a softmax with its row
-# in registers whose sum skips column 0, and a 4-wide block sum and block max without their n % 4 tail)
+# in registers whose sum skips column 0, a 4-wide block sum and block max without their n % 4 tail, and
+# a float4 softmax row and a float4 bias read without their cols % 4 == 0 test)
 # against the optimized experts build's config with `klineage gate`, which must reject each one
 # (wrong-result, exit 10). An entry's third word is a workload file of tests/gpu/planted/ that the
 # plant is gated with instead of the config's (a copy of the config naming it, the same out_dir):
@@ -16,7 +17,8 @@ cfg="$work/optimized/klineage/naive/config.json"
 [ -f "$cfg" ] || { echo "no $cfg: run bench/experts.sh first"; exit 1; }
 for planted in "reduce_no_sync reduce_sum" "reduce_max_no_sync reduce_max" "histogram_no_sync histogram" \
   "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm" "softmax_registers_skip_first softmax_rows" \
-  "reduce_sum_vec4_no_tail reduce_sum vec4_tail.toml" "reduce_max_vec4_no_tail reduce_max vec4_tail.toml"; do
+  "reduce_sum_vec4_no_tail reduce_sum vec4_tail.toml" "reduce_max_vec4_no_tail reduce_max vec4_tail.toml" \
+  "softmax_vec4_no_multiple_check softmax_rows" "bias_gelu_vec4_no_multiple_check bias_gelu"; do
   set -- $planted
   c=$cfg
   if [ $# -ge 3 ]; then
