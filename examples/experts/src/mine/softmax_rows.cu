@@ -1,8 +1,10 @@
 // A mineable expert (docs/lineage.md in KLineage): the naive softmax_rows of src/naive/rows.cu as
-// warp-per-row (unroll 4) and row-registers write it (one warp per row, lane-strided loops, warp
-// shuffles; the row read once into 64 registers per lane when cols <= 2048). Its inverses walk it
-// back to the naive kernel: -row-registers, then -warp-per-row (grid.x / 32). The `mine_experts`
-// target; never optimized by KLineage.
+// warp-per-row (unroll 4) and row-registers (max_cols 2048, vector_width 4) write it (one warp per
+// row, lane-strided loops, warp shuffles; when cols <= 2048, cols % 4 == 0 and the arrays are
+// 16-byte aligned, the row read once as float4, 16 per lane, and the output stored as float4; else
+// the lane-strided loops). Its inverses walk it back to the naive kernel: -row-registers
+// (vector_width 4), then -warp-per-row (grid.x / 32). The `mine_experts` target; never optimized
+// by KLineage.
 #include "mine.h"
 
 __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
@@ -12,18 +14,23 @@ __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
   const float* x = in + (size_t)r * cols;
   float* y = out + (size_t)r * cols;
   float m = x[0];
-  // the row, read once: element kl_j * 32 + kl_lane in kl_row[kl_j] (rows of up to 2048)
-  float kl_row[64];
-  const bool kl_in_regs = cols <= 64 * 32;
+  // the row, read once: elements (kl_j * 32 + kl_lane) * 4 + 0..3 in kl_row4[kl_j] (rows of up to 2048)
+  float4 kl_row4[16];
+  const bool kl_in_regs = cols <= 16 * 128 && cols % 4 == 0 && ((reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) & 15) == 0;
   if (kl_in_regs) {
     #pragma unroll
-    for (int kl_j = 0; kl_j < 64; ++kl_j) kl_row[kl_j] = kl_j * 32 + kl_lane < cols ? x[kl_j * 32 + kl_lane] : float(0);
+    for (int kl_j = 0; kl_j < 16; ++kl_j) kl_row4[kl_j] = (kl_j * 32 + kl_lane) * 4 < cols ? reinterpret_cast<const float4*>(x)[kl_j * 32 + kl_lane] : make_float4(0, 0, 0, 0);
   }
   if (kl_in_regs) {
     #pragma unroll
-    for (int kl_j = 0; kl_j < 64; ++kl_j) {
-      const int c = kl_j * 32 + kl_lane;
-      if (c >= 1 && c < cols) m = fmaxf(m, kl_row[kl_j]);
+    for (int kl_j = 0; kl_j < 16; ++kl_j) {
+      const int kl_c = (kl_j * 32 + kl_lane) * 4;
+      if (kl_c < cols) {
+        if (kl_c + 0 >= 1) m = fmaxf(m, kl_row4[kl_j].x);
+        if (kl_c + 1 >= 1) m = fmaxf(m, kl_row4[kl_j].y);
+        if (kl_c + 2 >= 1) m = fmaxf(m, kl_row4[kl_j].z);
+        if (kl_c + 3 >= 1) m = fmaxf(m, kl_row4[kl_j].w);
+      }
     }
   } else
   #pragma unroll 4
@@ -32,9 +39,14 @@ __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
   float s = 0.0f;
   if (kl_in_regs) {
     #pragma unroll
-    for (int kl_j = 0; kl_j < 64; ++kl_j) {
-      const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) s += expf(kl_row[kl_j] - m);
+    for (int kl_j = 0; kl_j < 16; ++kl_j) {
+      const int kl_c = (kl_j * 32 + kl_lane) * 4;
+      if (kl_c < cols) {
+        s += expf(kl_row4[kl_j].x - m);
+        s += expf(kl_row4[kl_j].y - m);
+        s += expf(kl_row4[kl_j].z - m);
+        s += expf(kl_row4[kl_j].w - m);
+      }
     }
   } else
   #pragma unroll 4
@@ -42,9 +54,16 @@ __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
   for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, kl_offset);
   if (kl_in_regs) {
     #pragma unroll
-    for (int kl_j = 0; kl_j < 64; ++kl_j) {
-      const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) y[c] = expf(kl_row[kl_j] - m) / s;
+    for (int kl_j = 0; kl_j < 16; ++kl_j) {
+      const int kl_c = (kl_j * 32 + kl_lane) * 4;
+      if (kl_c < cols) {
+        float4 kl_v;
+        kl_v.x = expf(kl_row4[kl_j].x - m) / s;
+        kl_v.y = expf(kl_row4[kl_j].y - m) / s;
+        kl_v.z = expf(kl_row4[kl_j].z - m) / s;
+        kl_v.w = expf(kl_row4[kl_j].w - m) / s;
+        reinterpret_cast<float4*>(y)[kl_j * 32 + kl_lane] = kl_v;
+      }
     }
   } else
   #pragma unroll 4
