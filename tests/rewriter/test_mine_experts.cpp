@@ -28,6 +28,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
+#include <set>
 
 #include "core/fs.h"
 #include "core/job.h"
@@ -294,6 +296,52 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
   return w;
 }
 
+// mine.cpp's composeGeometry: common factors of each multiplier and divisor cancelled.
+GeometryChange composed(GeometryChange g, const GeometryChange& later) {
+  g.compose(later);
+  auto reduce = [](unsigned& mul, unsigned& div) {
+    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
+    if (c > 1) mul /= c, div /= c;
+  };
+  reduce(g.grid_x_multiplier, g.grid_x_divisor);
+  reduce(g.grid_y_multiplier, g.grid_y_divisor);
+  return g;
+}
+
+// The versions of the expert's whole tree as `klineage mine` without a budget makes them (every
+// kept inverse followed, a version per new text and launch change), the expert aside, each as the
+// path of steps that first reached it.
+std::vector<std::string> wholeTree(const std::string& file, const std::string& kernel, const Dim3& block) {
+  static const auto param_sets = inverseParamSets();
+  struct Node {
+    std::string text, path;
+    GeometryChange g;
+  };
+  std::vector<std::string> versions;
+  std::set<std::string> seen;
+  std::vector<Node> frontier{{readFile(file), "", {}}};
+  seen.insert(frontier[0].text + "\n" + geometryText({}));
+  while (!frontier.empty()) {
+    std::vector<Node> fresh;
+    for (const Node& n : frontier)
+      for (const Transform* t : allTransforms())
+        for (const TransformParams& params : param_sets.at(t->id())) {
+          const StepResult back = step(file, kernel, n.text, *t, Direction::Inverse, params, factsAt(block, n.g));
+          if (!back.applied) continue;
+          const GeometryChange g = composed(n.g, back.geometry);
+          const std::string simpler = back.overlay.at(file);
+          const StepResult again = step(file, kernel, simpler, *t, Direction::Forward, params, factsAt(block, g));
+          if (!again.applied || normalized(again.overlay.at(file)) != normalized(n.text)) continue;
+          if (!seen.insert(simpler + "\n" + geometryText(g)).second) continue;
+          const std::string path = n.path + (n.path.empty() ? "" : " ") + stepText(t->id(), params, back.geometry);
+          versions.push_back(path);
+          fresh.push_back({simpler, path, g});
+        }
+    frontier = std::move(fresh);
+  }
+  return versions;
+}
+
 std::string joined(const std::vector<Version>& v) {
   std::string s;
   for (const auto& x : v) s += "{\"" + x.follow + "\",\n \"" + x.inverses + "\"},\n";
@@ -363,5 +411,16 @@ TEST_CASE("mineable experts: the naive row kernels through warp-per-row (unroll 
     INFO("the forwards' output: " << out);
     // whitespace aside (mining's equality): the expert's parameter list is on one line
     CHECK(normalized(made) == normalized(kernelText(readFile(kExperts + "/src/mine/" + name + ".cu"), "mine_" + name)));
+  }
+}
+
+// Not run by default (several minutes): the number of versions of each expert's whole tree, as
+// docs/lineage.md's table of the mineable experts gives them, and the path to each.
+TEST_CASE("mineable experts: the versions of each whole tree", "[.][mine-tree]") {
+  for (const Expert& x : experts()) {
+    const std::vector<std::string> v = wholeTree(kExperts + "/src/mine/" + x.file, x.kernel, x.block);
+    std::string out = x.kernel + ": " + std::to_string(v.size()) + " versions\n";
+    for (const auto& p : v) out += "  " + p + "\n";
+    WARN(out);
   }
 }
