@@ -243,8 +243,21 @@ TransformFacts factsAt(const Dim3& block, const GeometryChange& g) {
   return f;
 }
 
-// Walks back from the expert: at each version every inverse with every parameter set, then the step
-// `follow(depth)` names (the first kept one when it names none) until no inverse is kept.
+// mine.cpp's composeGeometry: common factors of each multiplier and divisor cancelled.
+GeometryChange composed(GeometryChange g, const GeometryChange& later) {
+  g.compose(later);
+  auto reduce = [](unsigned& mul, unsigned& div) {
+    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
+    if (c > 1) mul /= c, div /= c;
+  };
+  reduce(g.grid_x_multiplier, g.grid_x_divisor);
+  reduce(g.grid_y_multiplier, g.grid_y_divisor);
+  return g;
+}
+
+// Walks back from the expert: at each version every inverse with every parameter set, then the kept
+// step the table's `follow` for that version names (the first kept one where the table names none)
+// until no inverse is kept.
 Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& block,
               const std::vector<Version>& expected) {
   static const auto param_sets = inverseParamSets();
@@ -258,8 +271,7 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
       for (const TransformParams& params : param_sets.at(t->id())) {
         const StepResult back = step(file, kernel, text, *t, Direction::Inverse, params, facts);
         if (!back.applied) continue;
-        GeometryChange g = w.geometry;
-        g.compose(back.geometry);
+        const GeometryChange g = composed(w.geometry, back.geometry);
         const std::string simpler = back.overlay.at(file);
         const StepResult again = step(file, kernel, simpler, *t, Direction::Forward, params, factsAt(block, g));
         const std::string name = stepText(t->id(), params, back.geometry);
@@ -294,18 +306,6 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
   }
   w.end_text = text;
   return w;
-}
-
-// mine.cpp's composeGeometry: common factors of each multiplier and divisor cancelled.
-GeometryChange composed(GeometryChange g, const GeometryChange& later) {
-  g.compose(later);
-  auto reduce = [](unsigned& mul, unsigned& div) {
-    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
-    if (c > 1) mul /= c, div /= c;
-  };
-  reduce(g.grid_x_multiplier, g.grid_x_divisor);
-  reduce(g.grid_y_multiplier, g.grid_y_divisor);
-  return g;
 }
 
 // The versions of the expert's whole tree as `klineage mine` without a budget makes them (every
