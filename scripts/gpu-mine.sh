@@ -13,11 +13,11 @@
 # MINE_KERNELS: the experts to mine (default: every mine_* kernel of the target, from `klineage
 # extract`). MINE_BUDGET: versions made and gated at most per expert (default 9); MINE_DEPTH: steps
 # from the expert at most (default 3, the longest walk back to a naive kernel). With the defaults,
-# 9 of the 11 experts are mined whole (1 to 4 versions each) and mine_reduce_sum and mine_sgemm
-# (11 versions each in all) up to their 9th: 39 versions. Each gated version takes ~5 s on one
+# 9 of the 11 experts are mined whole (1 to 5 versions each) and mine_reduce_sum and mine_sgemm
+# (11 versions each in all) up to their 9th: 44 versions. Each gated version takes ~5 s on one
 # H200, and each expert ~8 s besides (parse, compile the expert, replay its capture): about 6
 # minutes with the configure, the builds and the capture (~4.2 GiB). MINE_BUDGET=11 mines every
-# tree whole (43 versions).
+# tree whole (48 versions; counts from test_rewriter "[mine-tree]").
 #
 # MINE_PROBE (default 1): `klineage mine --probe` (docs/lineage.md, "Probing preconditions"): after
 # an expert is mined, each step that becomes a skill is gated again, its parent against it, on
