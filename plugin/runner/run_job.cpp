@@ -250,16 +250,13 @@ class JobRun {
 
   // One input set: the original, then the variant, then their outputs compared. The original's
   // outputs stay on the device (expected_dev) and the variant's buffers are compared with them
-  // there first: when every buffer holds exactly what it must, nothing is copied to the host
-  // (*on_gpu set); otherwise both are downloaded and compared on the host, which gives the verdict.
+  // there first (checkVariantRun; *on_gpu: nothing was copied to the host).
   bool checkSeed(uint64_t seed, const std::string& context, bool* on_gpu) {
-    *on_gpu = false;
     if (!prepareSeed(seed) || !runOriginalKeepingOutputs()) return false;
     if (!restore() || !launch(Which::Variant) || !finished(Which::Variant, cu_.cuCtxSynchronize()) ||
-        !checkGuards(Which::Variant))
+        !checkVariantRun(context, on_gpu))
       return false;
-    if (sameOnDevice()) {  // inputs unchanged, outputs the original's: only the variables remain
-      if (!checkGlobals(Which::Variant)) return false;
+    if (*on_gpu) {
       res_.compares.clear();
       for (const Buffer& b : buffers_) {
         if (!b.output) continue;
@@ -267,27 +264,30 @@ class JobRun {
         same.param = b.name;
         res_.compares.push_back(std::move(same));
       }
+    }
+    return true;
+  }
+
+  // The variant's run just finished: its guards and state are checked, then every buffer on the
+  // GPU first (*on_gpu: each holds exactly what it must, nothing is copied to the host); when
+  // anything may differ, its inputs and outputs on the host, which gives the verdict.
+  bool checkVariantRun(const std::string& context, bool* on_gpu) {
+    *on_gpu = false;
+    if (!checkGuards(Which::Variant) || !checkGlobals(Which::Variant)) return false;
+    if (sameOnDevice()) {
       *on_gpu = true;
       return true;
     }
-    return checkInputs(Which::Variant) && checkGlobals(Which::Variant) && downloadOutputs(&Buffer::actual) &&
-           compareVariant(context);
+    return checkInputs(Which::Variant) && downloadOutputs(&Buffer::actual) && compareVariant(context);
   }
 
   // The original's run of an input set, checked like any run; its outputs are kept on the device
   // (a device-to-device copy into expected_dev, allocated once per buffer) or, where that does not
   // fit, downloaded into `expected` as before.
   bool runOriginalKeepingOutputs() {
-    if (!restore() || !launch(Which::Original) || !finished(Which::Original, cu_.cuCtxSynchronize()) ||
-        !checkGuards(Which::Original) || !checkInputs(Which::Original) || !checkGlobals(Which::Original))
-      return false;
-    for (Buffer& b : buffers_) {
-      if (!b.output) continue;
-      if (b.bytes && keepExpectedOnDevice(b)) continue;
-      b.expected.resize(b.bytes);
-      b.expected_stale = false;
-      if (b.bytes && !call(cu_.cuMemcpyDtoH(b.expected.data(), b.base, b.bytes), "reading back " + b.label)) return false;
-    }
+    if (!runAndCheck(Which::Original)) return false;
+    for (Buffer& b : buffers_)
+      if (b.output && !(b.bytes && keepExpectedOnDevice(b)) && !downloadOutput(b, &Buffer::expected)) return false;
     return true;
   }
 
@@ -768,26 +768,26 @@ class JobRun {
     return call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
   }
 
-  // Restore, launch, wait, check what the run touched (guards, inputs, state), and copy every
-  // output buffer into `dst`.
-  bool runOnce(Which w, Contents dst) {
-    if (!restore() || !launch(w) || !finished(w, cu_.cuCtxSynchronize())) return false;
-    return checkAfterRun(w, dst);
+  // Restore, launch, wait, and check what the run touched (guards, inputs, state).
+  bool runAndCheck(Which w) {
+    return restore() && launch(w) && finished(w, cu_.cuCtxSynchronize()) && checkGuards(w) && checkInputs(w) &&
+           checkGlobals(w);
   }
 
-  bool checkAfterRun(Which w, Contents dst) {
-    return checkGuards(w) && checkInputs(w) && checkGlobals(w) && downloadOutputs(dst);
-  }
+  // runAndCheck, then every output buffer copied into `dst`.
+  bool runOnce(Which w, Contents dst) { return runAndCheck(w) && downloadOutputs(dst); }
 
   bool downloadOutputs(Contents dst) {
-    for (Buffer& b : buffers_) {
-      if (!b.output) continue;
-      auto& v = b.*dst;
-      v.resize(b.bytes);
-      if (dst == &Buffer::expected) b.expected_stale = false;
-      if (b.bytes && !call(cu_.cuMemcpyDtoH(v.data(), b.base, b.bytes), "reading back " + b.label)) return false;
-    }
+    for (Buffer& b : buffers_)
+      if (b.output && !downloadOutput(b, dst)) return false;
     return true;
+  }
+
+  bool downloadOutput(Buffer& b, Contents dst) {
+    auto& v = b.*dst;
+    v.resize(b.bytes);
+    if (dst == &Buffer::expected) b.expected_stale = false;
+    return !b.bytes || call(cu_.cuMemcpyDtoH(v.data(), b.base, b.bytes), "reading back " + b.label);
   }
 
   // The guard regions must still hold the pattern: a write outside a buffer is runtime-failed,
@@ -924,19 +924,13 @@ class JobRun {
     return res_;
   }
 
-  // A timed variant run whose outputs (and guards, inputs, state) are checked like the others:
-  // on the GPU first (no copy to the host when every buffer holds exactly what it must), on the
-  // host, which gives the verdict, when anything may differ.
+  // A timed variant run, checked like an input set's (checkVariantRun).
   bool checkTimedRun(unsigned run) {
-    if (!checkGuards(Which::Variant) || !checkGlobals(Which::Variant)) return false;
-    if (sameOnDevice()) {
-      ++res_.timed_runs_checked;
-      ++res_.timed_runs_checked_on_gpu;
-      return true;
-    }
-    if (!checkAfterRun(Which::Variant, &Buffer::actual)) return false;
     ++res_.timed_runs_checked;
-    return compareVariant("timed run " + std::to_string(run + 1) + ": ");
+    bool on_gpu = false;
+    if (!checkVariantRun("timed run " + std::to_string(run + 1) + ": ", &on_gpu)) return false;
+    res_.timed_runs_checked_on_gpu += on_gpu ? 1 : 0;
+    return true;
   }
 
   // Every buffer holds, bit for bit, what a correct run leaves: outputs the original's outputs
