@@ -17,7 +17,7 @@
 # (11 versions each in all) up to their 9th: 44 versions. Each gated version takes ~5 s on one
 # H200, and each expert ~8 s besides (parse, compile the expert, replay its capture): about 6
 # minutes with the configure, the builds and the capture (~4.2 GiB). MINE_BUDGET=11 mines every
-# tree whole (48 versions; counts from test_rewriter "[mine-tree]").
+# tree whole (48 versions; counts from test_pipeline "[mine-tree]").
 #
 # MINE_PROBE (default 1): `klineage mine --probe` (docs/lineage.md, "Probing preconditions"): after
 # an expert is mined, each step that becomes a skill is gated again, its parent against it, on

@@ -39,21 +39,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// `later` after `g`, with common factors of each multiplier and divisor cancelled: ceil(G * a*k /
-// (b*k)) is ceil(G * a / b), so an inverse that undoes a forward leaves no change.
-GeometryChange composeGeometry(GeometryChange g, const GeometryChange& later) {
-  g.compose(later);
-  auto reduce = [](unsigned& mul, unsigned& div) {
-    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
-    if (c > 1) mul /= c, div /= c;
-  };
-  reduce(g.grid_x_multiplier, g.grid_x_divisor);
-  reduce(g.grid_y_multiplier, g.grid_y_divisor);
-  return g;
-}
-
-// The facts the mined skill's forward step may require, kept when the workload proves them for
-// the simplified version (its launch as the path changed it).
 std::vector<std::string> factsHeld(const KernelPlan& plan, const KernelInfo& k, const GeometryChange& g) {
   std::vector<std::string> held;
   if (!plan.facts) return held;
@@ -64,21 +49,6 @@ std::vector<std::string> factsHeld(const KernelPlan& plan, const KernelInfo& k, 
   for (const char* f : {"aligned16(all pointers)", "no-overlap", "uniform-block-size"})
     if (isKnownFact(f) && factHolds(f, k, wf, nullptr)) held.push_back(f);
   return held;
-}
-
-// Every parameter set the inverse of each transform runs with: those of the skills naming it (the
-// mined skill passes them on to the forward), or the defaults when no skill names it.
-std::map<std::string, std::vector<TransformParams>> inverseParamSets(const std::vector<Skill>& skills) {
-  std::map<std::string, std::vector<TransformParams>> sets;
-  for (const Skill& s : skills) {
-    if (!s.hasTransform() || !findTransform(s.transform)) continue;
-    auto& v = sets[s.transform];
-    TransformParams p = paramsOf(s);
-    if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
-  }
-  for (const Transform* t : allTransforms())
-    if (!sets.count(t->id())) sets[t->id()].push_back({});
-  return sets;
 }
 
 std::string today() {
@@ -98,23 +68,6 @@ struct Candidate {
   std::string key;      // source text + launch change
   std::string dropped;  // why the forward step does not give the parent back ("" when it does)
 };
-
-// The text with runs of whitespace removed, except one blank between two identifier characters.
-std::string normalizedText(const std::string& s) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::string out;
-  bool gap = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      gap = true;
-      continue;
-    }
-    if (gap && !out.empty() && word(out.back()) && word(c)) out += ' ';
-    gap = false;
-    out += c;
-  }
-  return out;
-}
 
 std::string paramsText(const TransformParams& params) {
   if (params.empty()) return "the default parameters";
@@ -149,6 +102,53 @@ struct Node {
 };
 
 }  // namespace
+
+// `later` after `g`, with common factors of each multiplier and divisor cancelled: ceil(G * a*k /
+// (b*k)) is ceil(G * a / b), so an inverse that undoes a forward leaves no change.
+GeometryChange composeGeometry(GeometryChange g, const GeometryChange& later) {
+  g.compose(later);
+  auto reduce = [](unsigned& mul, unsigned& div) {
+    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
+    if (c > 1) mul /= c, div /= c;
+  };
+  reduce(g.grid_x_multiplier, g.grid_x_divisor);
+  reduce(g.grid_y_multiplier, g.grid_y_divisor);
+  return g;
+}
+
+// The facts the mined skill's forward step may require, kept when the workload proves them for
+// the simplified version (its launch as the path changed it).
+// Every parameter set the inverse of each transform runs with: those of the skills naming it (the
+// mined skill passes them on to the forward), or the defaults when no skill names it.
+std::map<std::string, std::vector<TransformParams>> inverseParamSets(const std::vector<Skill>& skills) {
+  std::map<std::string, std::vector<TransformParams>> sets;
+  for (const Skill& s : skills) {
+    if (!s.hasTransform() || !findTransform(s.transform)) continue;
+    auto& v = sets[s.transform];
+    TransformParams p = paramsOf(s);
+    if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+  }
+  for (const Transform* t : allTransforms())
+    if (!sets.count(t->id())) sets[t->id()].push_back({});
+  return sets;
+}
+
+// The text with runs of whitespace removed, except one blank between two identifier characters.
+std::string normalizedText(const std::string& s) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  bool gap = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty() && word(out.back()) && word(c)) out += ' ';
+    gap = false;
+    out += c;
+  }
+  return out;
+}
 
 int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   TargetSetup setup = loadTargetSetup(opt.config);

@@ -6,10 +6,14 @@
 // expanded further; rejected ones stay in the tree with their reason. Writes <out>/lineage.json and
 // <out>/versions/<id>.<ext>; with emit_skills_dir, the mined skills (schema 2) too.
 #pragma once
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/lineage.h"
+#include "core/skill.h"
 #include "optimize.h"
+#include "rewriter/transform.h"
 
 namespace klineage {
 
@@ -26,6 +30,18 @@ struct MineOptions {
   unsigned jobs = 0;             // parallel compiles (0: hardware threads)
   Lineage* lineage_out = nullptr;  // tests: the lineage as written
 };
+
+// Mining's step rules, shared with the tests that walk the mineable experts back on the CPU
+// (tests/pipeline/test_mine_experts.cpp):
+// `later` after `g`, with common factors of each multiplier and divisor cancelled (an inverse that
+// undoes a forward leaves no change).
+GeometryChange composeGeometry(GeometryChange g, const GeometryChange& later);
+// Every parameter set the inverse of each transform runs with: those of the skills naming it, or
+// the defaults when no skill names it.
+std::map<std::string, std::vector<TransformParams>> inverseParamSets(const std::vector<Skill>& skills);
+// The text with runs of whitespace removed, except one blank between two identifier characters: a
+// step is kept when the forward gives the parent back in this form.
+std::string normalizedText(const std::string& s);
 
 // Returns the process exit code: kExitOk when the lineage was written (whatever the outcomes),
 // kExitFailure when the expert could not be gated at all; InputError for a kernel not in the target.

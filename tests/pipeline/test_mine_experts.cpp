@@ -35,6 +35,7 @@
 #include "core/job.h"
 #include "core/skill.h"
 #include "features/feature.h"
+#include "mine.h"
 #include "rewriter/apply.h"
 #include "rewriter/transform.h"
 
@@ -67,39 +68,11 @@ struct Expert {
   std::vector<Version> chain;  // from the expert (v0) to the end
 };
 
-// paramsOf (plugin/pipeline/skill_search.cpp) and inverseParamSets (mine.cpp), which the rewriter
-// test area does not link.
-std::map<std::string, std::vector<TransformParams>> inverseParamSets() {
-  const std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, transformIds(), featureIds());
-  std::map<std::string, std::vector<TransformParams>> sets;
-  for (const Skill& s : skills) {
-    if (!s.hasTransform() || !findTransform(s.transform)) continue;
-    TransformParams p;
-    for (auto& [k, v] : s.params.items()) p[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    auto& v = sets[s.transform];
-    if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
-  }
-  for (const Transform* t : allTransforms())
-    if (!sets.count(t->id())) sets[t->id()].push_back({});
-  return sets;
-}
-
-// mine.cpp's normalizedText: runs of whitespace removed, except one blank between two identifier
-// characters.
-std::string normalized(const std::string& s) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::string out;
-  bool gap = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      gap = true;
-      continue;
-    }
-    if (gap && !out.empty() && word(out.back()) && word(c)) out += ' ';
-    gap = false;
-    out += c;
-  }
-  return out;
+// The skill library as the experts' config loads it (skills/).
+const std::vector<Skill>& librarySkills() {
+  static const std::vector<Skill> skills =
+      loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, transformIds(), featureIds());
+  return skills;
 }
 
 // The kernel's definition: its first line (`__global__ ... <name>(`) to its closing brace at column 0.
@@ -243,24 +216,12 @@ TransformFacts factsAt(const Dim3& block, const GeometryChange& g) {
   return f;
 }
 
-// mine.cpp's composeGeometry: common factors of each multiplier and divisor cancelled.
-GeometryChange composed(GeometryChange g, const GeometryChange& later) {
-  g.compose(later);
-  auto reduce = [](unsigned& mul, unsigned& div) {
-    const unsigned c = std::gcd(mul ? mul : 1, div ? div : 1);
-    if (c > 1) mul /= c, div /= c;
-  };
-  reduce(g.grid_x_multiplier, g.grid_x_divisor);
-  reduce(g.grid_y_multiplier, g.grid_y_divisor);
-  return g;
-}
-
 // Walks back from the expert: at each version every inverse with every parameter set, then the kept
 // step the table's `follow` for that version names (the first kept one where the table names none)
 // until no inverse is kept.
 Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& block,
               const std::vector<Version>& expected) {
-  static const auto param_sets = inverseParamSets();
+  static const auto param_sets = inverseParamSets(librarySkills());
   Walk w;
   std::string text = readFile(file);
   for (size_t depth = 0; depth < 16; ++depth) {
@@ -271,7 +232,7 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
       for (const TransformParams& params : param_sets.at(t->id())) {
         const StepResult back = step(file, kernel, text, *t, Direction::Inverse, params, facts);
         if (!back.applied) continue;
-        const GeometryChange g = composed(w.geometry, back.geometry);
+        const GeometryChange g = composeGeometry(w.geometry, back.geometry);
         const std::string simpler = back.overlay.at(file);
         const StepResult again = step(file, kernel, simpler, *t, Direction::Forward, params, factsAt(block, g));
         const std::string name = stepText(t->id(), params, back.geometry);
@@ -279,7 +240,7 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
         if (!again.applied) {
           dropped.push_back(name + " forward refuses");
           w.log += "  forward refuses: " + again.reason + "\n";
-        } else if (normalized(again.overlay.at(file)) != normalized(text)) {
+        } else if (normalizedText(again.overlay.at(file)) != normalizedText(text)) {
           dropped.push_back(name + " forward differs");
           w.log += "  forward differs:\n" + describeDiff(text, again.overlay.at(file)) + "\n";
         } else {
@@ -312,7 +273,7 @@ Walk walkBack(const std::string& file, const std::string& kernel, const Dim3& bl
 // kept inverse followed, a version per new text and launch change), the expert aside, each as the
 // path of steps that first reached it.
 std::vector<std::string> wholeTree(const std::string& file, const std::string& kernel, const Dim3& block) {
-  static const auto param_sets = inverseParamSets();
+  static const auto param_sets = inverseParamSets(librarySkills());
   struct Node {
     std::string text, path;
     GeometryChange g;
@@ -328,10 +289,10 @@ std::vector<std::string> wholeTree(const std::string& file, const std::string& k
         for (const TransformParams& params : param_sets.at(t->id())) {
           const StepResult back = step(file, kernel, n.text, *t, Direction::Inverse, params, factsAt(block, n.g));
           if (!back.applied) continue;
-          const GeometryChange g = composed(n.g, back.geometry);
+          const GeometryChange g = composeGeometry(n.g, back.geometry);
           const std::string simpler = back.overlay.at(file);
           const StepResult again = step(file, kernel, simpler, *t, Direction::Forward, params, factsAt(block, g));
-          if (!again.applied || normalized(again.overlay.at(file)) != normalized(n.text)) continue;
+          if (!again.applied || normalizedText(again.overlay.at(file)) != normalizedText(n.text)) continue;
           if (!seen.insert(simpler + "\n" + geometryText(g)).second) continue;
           const std::string path = n.path + (n.path.empty() ? "" : " ") + stepText(t->id(), params, back.geometry);
           versions.push_back(path);
@@ -350,7 +311,7 @@ std::string joined(const std::vector<Version>& v) {
 
 }  // namespace
 
-TEST_CASE("mineable experts: every src/mine kernel is in the table", "[mine]") {
+TEST_CASE("mineable experts: every src/mine kernel is in the table", "[mine-experts]") {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(kExperts + "/src/mine"))
     if (e.path().extension() == ".cu") files.push_back(e.path().filename().string());
@@ -367,7 +328,7 @@ TEST_CASE("mineable experts: every src/mine kernel is in the table", "[mine]") {
 }
 
 TEST_CASE("mineable experts: the inverses walk each back to its naive kernel, each forward giving its parent back",
-          "[mine]") {
+          "[mine-experts]") {
   for (const Expert& x : experts()) {
     SECTION(x.kernel) {
       const std::string file = kExperts + "/src/mine/" + x.file;
@@ -379,8 +340,8 @@ TEST_CASE("mineable experts: the inverses walk each back to its naive kernel, ea
       INFO("chain (also in /tmp/klineage-test-mine/" << x.kernel << ".chain):\n" << joined(w.chain));
       CHECK(joined(w.chain) == joined(x.chain));
       const std::string naive = x.kernel.substr(5);
-      CHECK(normalized(kernelText(w.end_text, x.kernel)) ==
-            normalized(naiveAsMined(readFile(kExperts + "/src/naive/" + x.naive_file), naive)));
+      CHECK(normalizedText(kernelText(w.end_text, x.kernel)) ==
+            normalizedText(naiveAsMined(readFile(kExperts + "/src/naive/" + x.naive_file), naive)));
       INFO("launch change " << geometryText(w.geometry));
       CHECK(dimText(applyGrid(w.geometry, x.grid)) == dimText(x.end_grid));
       CHECK(dimText(applyBlock(w.geometry, x.block)) == dimText(x.end_block));
@@ -390,7 +351,7 @@ TEST_CASE("mineable experts: the inverses walk each back to its naive kernel, ea
 
 TEST_CASE("mineable experts: the naive row kernels through warp-per-row (unroll 4) and row-registers (max_cols 2048, "
           "vector_width 4) are mine_softmax_rows and mine_layernorm_rows",
-          "[mine]") {
+          "[mine-experts]") {
   const std::string naive_file = kExperts + "/src/naive/rows.cu";
   for (const std::string name : {"softmax_rows", "layernorm_rows"}) {
     // the naive kernel alone, named and with the parameter list as the expert's
@@ -410,7 +371,7 @@ TEST_CASE("mineable experts: the naive row kernels through warp-per-row (unroll 
     std::ofstream(out) << made;
     INFO("the forwards' output: " << out);
     // whitespace aside (mining's equality): the expert's parameter list is on one line
-    CHECK(normalized(made) == normalized(kernelText(readFile(kExperts + "/src/mine/" + name + ".cu"), "mine_" + name)));
+    CHECK(normalizedText(made) == normalizedText(kernelText(readFile(kExperts + "/src/mine/" + name + ".cu"), "mine_" + name)));
   }
 }
 
