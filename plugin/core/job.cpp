@@ -226,6 +226,7 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
     j["replay"] = {{"record_dir", job.replay->record_dir}, {"param_elem_types", types},
                    {"param_names", job.replay->param_names},
                    {"check_fidelity", job.replay->check_fidelity}, {"determinism_runs", job.replay->determinism_runs}};
+    if (job.replay->misalign_bytes) j["replay"]["misalign_bytes"] = job.replay->misalign_bytes;
   }
 }
 
@@ -335,6 +336,10 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
     spec.param_names = r.value("param_names", std::vector<std::string>{});
     spec.check_fidelity = r.value("check_fidelity", true);
     spec.determinism_runs = r.value("determinism_runs", 2u);
+    spec.misalign_bytes = r.value("misalign_bytes", 0u);
+    if (spec.misalign_bytes != 0 && spec.misalign_bytes != 8)
+      throw std::runtime_error("runner job: replay.misalign_bytes is " + std::to_string(spec.misalign_bytes) +
+                               ", not 0 or 8");
     job.replay = std::move(spec);
   }
 }

@@ -149,6 +149,11 @@ struct ReplaySpec {
   std::vector<std::string> param_names;  // optional, for messages ("y"); else "param 3"
   bool check_fidelity = true;   // the original's replay must reproduce the recorded `after` state
   unsigned determinism_runs = 2;  // runs of the original compared with each other (0, 1: no check)
+  // Bytes (0 or 8) past a 16-byte boundary at which each allocation is placed, contents and every
+  // pointer into it shifted alike: the replay of a variant's path for unaligned pointers, which
+  // captured pointers (256-byte aligned allocations) never take. An allocation that a parameter
+  // of 16-byte or unknown element type points into stays aligned.
+  unsigned misalign_bytes = 0;
 };
 
 // Bytes of guard pattern before and after every buffer the runner allocates (checked after each

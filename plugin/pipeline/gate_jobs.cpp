@@ -88,9 +88,16 @@ size_t alignmentTests(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+bool moreAlignmentTests(const VariantReport& original, const VariantReport& r) {
+  return !r.variant.is_original && alignmentTests(r.variant.source) > alignmentTests(original.variant.source);
+}
+
+}  // namespace
+
 std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& r) {
-  if (!plan.launch || r.variant.is_original) return std::nullopt;
-  if (alignmentTests(r.variant.source) <= alignmentTests(original.variant.source)) return std::nullopt;
+  if (!plan.launch || !moreAlignmentTests(original, r)) return std::nullopt;
   Probe p{"misaligned:", *plan.launch};
   bool any = false;
   for (ParamSpec& prm : p.launch.params) {
@@ -137,6 +144,20 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
     job.probes.push_back({p.name, p.launch.params, og, *pg});
   }
   return job;
+}
+
+std::optional<RunnerJob> misalignedReplay(const KernelPlan& plan, const VariantReport& original,
+                                          const VariantReport& r, const RunnerJob& job) {
+  if (!plan.replay || !job.replay || !moreAlignmentTests(original, r)) return std::nullopt;
+  bool any = false;
+  for (const auto& t : job.replay->param_elem_types) any = any || (t && elemSize(*t) < 16);
+  if (!any) return std::nullopt;
+  RunnerJob m = job;
+  m.profile.enabled = false;
+  m.probes.clear();  // run with the main job already
+  m.replay->check_fidelity = false;
+  m.replay->misalign_bytes = 8;
+  return m;
 }
 
 std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,

@@ -38,6 +38,14 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
 // other variants, and without a declared launch (a captured launch has its own pointers).
 std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& variant);
 
+// For a replayed variant whose source has more of those alignment tests than the original's: the
+// job's captured launch replayed again with every allocation 8 bytes past a 16-byte boundary
+// (replay.misalign_bytes; correctness only), the captured launch's counterpart of misalignedProbe.
+// nullopt for other variants, for declared launches, and when no pointer parameter has a known
+// element type under 16 bytes.
+std::optional<RunnerJob> misalignedReplay(const KernelPlan& plan, const VariantReport& original,
+                                          const VariantReport& variant, const RunnerJob& job);
+
 // The same job moved to another captured launch (correctness only).
 std::optional<RunnerJob> jobOnRecord(const KernelPlan& plan, const Variant& v, RunnerJob job, const LaunchRecord& rec,
                                      std::string* why);

@@ -22,7 +22,8 @@ const VariantReport* originalOf(const std::vector<VariantReport>& reports, const
 namespace {
 
 // One variant's way through the gate, as a sequence of jobs: for each of `repeat` trials, its
-// job on the plan's shape (with the probes), then one job per other captured launch.
+// job on the plan's shape (with the probes), then its misaligned replay (if any), then one job
+// per other captured launch.
 class GateTask {
  public:
   GateTask(Pipeline& p, const KernelPlan& plan, const VariantReport& orig, VariantReport& r, unsigned repeat)
@@ -31,19 +32,25 @@ class GateTask {
     job_ = makeJob(plan, orig, r, &why);
     if (!job_) finish(Outcome::NotRun, why);
     wd_ = p.layout.gateWork(r.variant.kernel, fs::path(r.cubin).stem().string()).string();
+    // A variant with a path for unaligned pointers runs it on the captured launch too.
+    if (job_)
+      if (auto m = misalignedReplay(plan, orig, r, *job_))
+        others_.push_back({"on the captured launch " + plan.replay->dir +
+                               " with its allocations 8 bytes past a 16-byte boundary",
+                           std::move(*m)});
     for (const auto& other : plan.records) {
       if (done_ || !plan.replay || other.dir == plan.replay->dir) continue;
       auto check = jobOnRecord(plan, r.variant, *job_, other, &why);
       if (!check) finish(Outcome::NotRun, "on the captured launch " + other.dir + ": " + why);
-      else others_.push_back({&other, std::move(*check)});
+      else others_.push_back({"on the captured launch " + other.dir, std::move(*check)});
     }
   }
   bool done() const { return done_; }
   VariantReport& report() { return r_; }
-  // Every job it will run once: the plan's shape, then each other captured launch.
+  // Every job it will run once: the plan's shape, then the checks (misaligned replay, other captured launches).
   std::vector<const RunnerJob*> jobs() const {
     std::vector<const RunnerJob*> j{&*job_};
-    for (const auto& o : others_) j.push_back(&o.second);
+    for (const auto& o : others_) j.push_back(&o.job);
     return j;
   }
 
@@ -57,7 +64,7 @@ class GateTask {
       b.work_dir = wd_;
       return b;
     }
-    b.job = others_[shape_ - 1].second;
+    b.job = others_[shape_ - 1].job;
     b.work_dir = wd_ + "-shape" + std::to_string(shape_);
     return b;
   }
@@ -70,7 +77,7 @@ class GateTask {
     } else {
       const Verdict v = judgeCheck(res);
       if (v.outcome != Outcome::Passed)
-        return reject(v.outcome, "on the captured launch " + others_[shape_ - 1].first->dir + ": " + v.reason);
+        return reject(v.outcome, others_[shape_ - 1].where + ": " + v.reason);
     }
     if (++shape_ <= others_.size()) return;
     // A trial passed every shape; the first trial's measurements are the variant's.
@@ -91,7 +98,11 @@ class GateTask {
   unsigned repeat_;
   std::optional<RunnerJob> job_;
   std::string wd_;
-  std::vector<std::pair<const LaunchRecord*, RunnerJob>> others_;  // the other captured launches' jobs
+  struct Check {
+    std::string where;  // "on the captured launch <dir>": what a rejection names
+    RunnerJob job;
+  };
+  std::vector<Check> others_;  // checks after the main job: misaligned replay, other captured launches
   VariantReport trial_report_;
   unsigned trial_ = 0;
   size_t shape_ = 0;

@@ -37,9 +37,10 @@ struct Buffer {
   unsigned long long shift = 0;       // elements before the pointer the kernel got (messages count from it)
   size_t bytes = 0;
   bool output = false;                // read back and compared after each run
-  CUdeviceptr raw = 0;                // the allocation: guard, then the buffer at `base`, then guard
+  CUdeviceptr raw = 0;                // the allocation: [padding], guard, the buffer at `base`, guard
   CUdeviceptr base = 0;
   size_t guard = 0;                   // bytes of guard pattern on each side
+  size_t misalign = 0;                // replay.misalign_bytes, for the allocations that take it
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
@@ -215,6 +216,8 @@ class JobRun {
   CUresult last_error_ = CUDA_SUCCESS;  // that call's result
   bool rejected_ = false;             // res_ holds a verdict (guard, input, state, mismatch)
   std::string nondeterminism_;        // replays: what differed between the original's runs
+  std::string misaligned_;            // replays: the allocations placed off a 16-byte boundary
+  std::string replay_where_ = "replayed launch: ";  // how a replay's messages name the launch
   CUmodule module_[2] = {nullptr, nullptr};
   CUfunction fn_[2] = {nullptr, nullptr};
   std::vector<Global> globals_[2];
@@ -474,12 +477,13 @@ class JobRun {
       if (!reproduced) return res_;
     }
     if (!loadKernel(Which::Variant) || !runOnce(Which::Variant, &Buffer::actual)) return stop();
-    if (!compareVariant("replayed launch: ")) {
+    if (!compareVariant(replay_where_)) {
       if (!nondeterminism_.empty()) res_.reason += "; " + nondeterminism_;
       return res_;
     }
     if (!checkProbes()) return stop();
-    RunnerResult r = profileIfAsked("every allocation matches on the replayed launch" + probesText());
+    RunnerResult r = profileIfAsked("every allocation matches on the " +
+                                    replay_where_.substr(0, replay_where_.size() - 2) + probesText());
     if (!nondeterminism_.empty() && r.status == RunStatus::Ok) r.reason += "; " + nondeterminism_;
     return r;
   }
@@ -498,15 +502,19 @@ class JobRun {
     buffers_.resize(rec.allocations.size());
     std::vector<std::string> names(rec.allocations.size());
     std::vector<bool> typed(rec.allocations.size(), false);
+    // Misaligned only where every pointer into it has a known element type under 16 bytes (8 is
+    // a multiple of each one's alignment), and only allocations some parameter points into.
+    std::vector<bool> can_shift(rec.allocations.size(), false), cannot_shift(rec.allocations.size(), false);
     for (const RecordedParam* p : by_index) {
       if (!p->pointer) continue;
       const unsigned a = p->pointer->allocation;
       Buffer& b = buffers_[a];
       names[a] += (names[a].empty() ? "" : ", ") + paramName(p->index);
-      if (!b.name.empty()) continue;
-      b.name = paramName(p->index);
       const std::optional<ElemType> t =
           p->index < spec.param_elem_types.size() ? spec.param_elem_types[p->index] : std::nullopt;
+      (t && elemSize(*t) < 16 ? can_shift : cannot_shift)[a] = true;
+      if (!b.name.empty()) continue;
+      b.name = paramName(p->index);
       const unsigned long long size = rec.allocations[a].size;
       if (t && size % elemSize(*t) == 0 && p->pointer->offset % elemSize(*t) == 0) {
         typed[a] = true;
@@ -529,6 +537,10 @@ class JobRun {
       b.bytes = static_cast<size_t>(ra.size);
       b.count = ra.size / elemSize(b.type);
       b.output = true;  // every allocation is compared: a kernel may write any memory it reaches
+      if (spec.misalign_bytes && can_shift[a] && !cannot_shift[a]) {
+        b.misalign = spec.misalign_bytes;
+        misaligned_ += (misaligned_.empty() ? "" : ", ") + b.label;
+      }
       if (!readBlob((std::filesystem::path(rec.dir) / ra.before).string(), b.bytes, b.host, why)) return false;
       if (!allocateBuffer(b)) return false;
       if (b.pristine) {
@@ -557,6 +569,12 @@ class JobRun {
       }
     }
     for (const RecordedParam* p : by_index) argv_.push_back(&argbuf_[p->offset]);
+    if (spec.misalign_bytes) {
+      replay_where_ = misaligned_.empty() ? "replayed launch (no allocation could be misaligned): "
+                                          : "replayed launch, " + misaligned_ + " " + std::to_string(spec.misalign_bytes) +
+                                                " bytes past a 16-byte boundary: ";
+      progress(replay_where_.substr(0, replay_where_.size() - 2));
+    }
     return true;
   }
 
@@ -718,11 +736,13 @@ class JobRun {
   // device-side copy of its initial contents, which makes restoring before each run cheap.
   bool allocateBuffer(Buffer& b) {
     b.guard = static_cast<size_t>(job_.guard_bytes);
-    const size_t n = std::max<size_t>(b.bytes + 2 * b.guard, 1);
+    // Allocations are 256-byte aligned: `pad` puts base `misalign` bytes past a 16-byte boundary.
+    const size_t pad = b.misalign ? (b.misalign + 16 - b.guard % 16) % 16 : 0;
+    const size_t n = std::max<size_t>(pad + b.bytes + 2 * b.guard, 1);
     if (!call(cu_.cuMemAlloc(&b.raw, n), "allocating " + std::to_string(b.bytes) + " bytes for " + b.label))
       return false;
-    b.base = b.raw + b.guard;
-    if (b.guard && (!call(cu_.cuMemcpyHtoD(b.raw, guard_pattern_.data(), b.guard), "writing the guard before " + b.label) ||
+    b.base = b.raw + pad + b.guard;
+    if (b.guard && (!call(cu_.cuMemcpyHtoD(b.base - b.guard, guard_pattern_.data(), b.guard), "writing the guard before " + b.label) ||
                     !call(cu_.cuMemcpyHtoD(b.base + b.bytes, guard_pattern_.data(), b.guard), "writing the guard after " + b.label)))
       return false;
     CUresult r = cu_.cuMemAlloc(&b.pristine, std::max<size_t>(b.bytes, 1));
@@ -797,7 +817,7 @@ class JobRun {
       if (!b.guard) continue;
       for (int side = 0; side < 2; ++side) {
         scratch_.resize(b.guard);
-        const CUdeviceptr at = side == 0 ? b.raw : b.base + b.bytes;
+        const CUdeviceptr at = side == 0 ? b.base - b.guard : b.base + b.bytes;
         if (!call(cu_.cuMemcpyDtoH(scratch_.data(), at, b.guard), "reading the guard of " + b.label)) return false;
         if (std::memcmp(scratch_.data(), guard_pattern_.data(), b.guard) == 0) continue;
         size_t first = 0, last = b.guard - 1;

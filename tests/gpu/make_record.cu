@@ -26,6 +26,23 @@ __global__ void saxpy_skip_last(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n - 1) y[i] = a * x[i] + y[i];
 }
+// What vectorize-access makes of saxpy, with a planted error in the path for unaligned pointers
+// (which a replay of a captured launch, 256-byte aligned, never takes): a = 2 there.
+__global__ void saxpy_vec4_wrong_unaligned(int n, float a, const float* x, float* y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((((unsigned long long)x | (unsigned long long)y) & 15) == 0) {
+    if (4 * i + 3 < n) {
+      const float4 xv = reinterpret_cast<const float4*>(x)[i];
+      float4 yv = reinterpret_cast<float4*>(y)[i];
+      yv.x = a * xv.x + yv.x; yv.y = a * xv.y + yv.y; yv.z = a * xv.z + yv.z; yv.w = a * xv.w + yv.w;
+      reinterpret_cast<float4*>(y)[i] = yv;
+    } else {
+      for (int j = 4 * i; j < n; ++j) y[j] = a * x[j] + y[j];
+    }
+  } else {
+    for (int j = 4 * i; j < 4 * i + 4 && j < n; ++j) y[j] = 2.0f * x[j] + y[j];
+  }
+}
 __global__ void scale_by_table(int n, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] * table[i % 16];

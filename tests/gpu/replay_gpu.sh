@@ -66,6 +66,25 @@ check "off-by-one replay is wrong-result" is "$r" 'd["outcome"] == "wrong-result
 check "off-by-one replay names y[n-1]" is "$r" '"replayed launch: y['$((n - 1))']: expected" in d["reason"]'
 check "off-by-one: one element differs" is "$r" '[c["mismatches"] for c in d["compares"]] == [0, 1]'
 
+# 2b. a float4 variant whose path for unaligned pointers is wrong (a = 2 there): right on the
+# captured (aligned) launch; wrong-result once replay.misalign_bytes puts x and y 8 bytes past a
+# 16-byte boundary (what the gate adds for a variant with the vectorizing transforms' test)
+job "$work/vec4.json" saxpy _Z5saxpyifPKfPf _Z26saxpy_vec4_wrong_unalignedifPKfPf $((grid / 4)) "$saxpy_types" "$saxpy_names" "$noprofile"
+runit vec4
+r=$work/vec4.result.json
+check "float4 variant passes on the aligned replay (the blind spot)" is "$r" 'd["outcome"] == "passed"'
+job "$work/vec4mis.json" saxpy _Z5saxpyifPKfPf _Z26saxpy_vec4_wrong_unalignedifPKfPf $((grid / 4)) "$saxpy_types" "$saxpy_names" "$noprofile" ', "check_fidelity": false, "misalign_bytes": 8'
+runit vec4mis
+r=$work/vec4mis.result.json
+check "float4 variant is wrong-result on the misaligned replay" is "$r" 'd["outcome"] == "wrong-result"'
+check "misaligned replay names the shifted allocations" \
+  is "$r" 'd["reason"].startswith("replayed launch, x (allocation 0), y (allocation 1) 8 bytes past a 16-byte boundary: y[")'
+job "$work/saxpymis.json" saxpy _Z5saxpyifPKfPf _Z17saxpy_grid_strideifPKfPf $((grid / 4)) "$saxpy_types" "$saxpy_names" "$noprofile" ', "misalign_bytes": 8'
+runit saxpymis
+r=$work/saxpymis.result.json
+check "a correct variant passes the misaligned replay, and the original reproduces the capture there" \
+  is "$r" 'd["outcome"] == "passed" and d["fidelity_ok"] is True'
+
 # 3. x and y in one allocation, x = buf + n + 1: pointers patched at their recorded offsets
 job "$work/shared.json" shared _Z5saxpyifPKfPf _Z5saxpyifPKfPf $grid "$saxpy_types" "$saxpy_names" "$noprofile"
 runit shared

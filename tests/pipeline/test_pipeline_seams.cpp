@@ -89,6 +89,7 @@ struct ReplayRunner : GpuRunner {
   bool fidelity_ok = true;
   bool nondeterministic = false;
   std::string wrong_on_record;  // a record directory's name on which every variant is wrong
+  bool wrong_misaligned = false;  // every replay with misaligned allocations is wrong
   std::mutex m;
   std::vector<RunnerJob> jobs;
   DeviceProbe probe() override { return {true, "Fake GPU", "sm_90", "", 1}; }
@@ -104,6 +105,11 @@ struct ReplayRunner : GpuRunner {
       r.nondeterministic = nondeterministic;
       r.widened_rtol = nondeterministic ? 0.02 : 0;
       r.outcome = Outcome::Passed;
+      return r;
+    }
+    if (job.replay && wrong_misaligned && job.replay->misalign_bytes) {
+      r.outcome = Outcome::WrongResult;
+      r.reason = "y[0]: expected 1, got -2";
       return r;
     }
     if (job.replay && !wrong_on_record.empty() && fs::path(job.replay->record_dir).filename() == wrong_on_record) {
@@ -184,6 +190,50 @@ TEST_CASE("seams: a variant wrong on another captured shape is rejected and name
   }
   CHECK(rejected >= 2);
   CHECK_FALSE(rep["selected"].contains("saxpy"));
+}
+
+TEST_CASE("seams: a variant with a path for unaligned pointers is replayed misaligned too, and rejected when wrong there",
+          "[pipeline][capture][hardening]") {
+  Project p(4);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  gpu.wrong_misaligned = true;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  // The misaligned replays: the main captured launch, checked, not timed, no probes.
+  std::set<std::string> misaligned_variants;
+  for (const auto& j : gpu.jobs) {
+    if (!j.replay || !j.replay->misalign_bytes) continue;
+    CHECK(j.replay->misalign_bytes == 8);
+    CHECK(fs::path(j.replay->record_dir).filename() == "saxpy.0");
+    CHECK_FALSE(j.profile.enabled);
+    CHECK_FALSE(j.replay->check_fidelity);
+    CHECK(j.probes.empty());
+    misaligned_variants.insert(j.variant.cubin);
+  }
+  CHECK_FALSE(misaligned_variants.empty());
+  // Exactly the variants whose source has the alignment test run it, and they are rejected.
+  const nlohmann::json rep = p.report();
+  unsigned with_test = 0, without = 0;
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["kernel"] != "saxpy" || v["variant"]["is_original"].get<bool>()) continue;
+    INFO(v["variant"]["id"] << ": " << v["outcome"] << " " << v["reason"]);
+    const bool has_test = readFile(v["variant"]["source"].get<std::string>()).find("& 15) == 0") != std::string::npos;
+    CHECK(misaligned_variants.count(v["cubin"].get<std::string>()) == (has_test ? 1u : 0u));
+    if (has_test) {
+      ++with_test;
+      CHECK(v["outcome"] == "wrong-result");
+      CHECK_THAT(v["reason"].get<std::string>(),
+                 Catch::Contains("saxpy.0 with its allocations 8 bytes past a 16-byte boundary: y[0]: expected 1, got -2"));
+    } else {
+      ++without;
+      CHECK(v["outcome"] != "wrong-result");
+    }
+  }
+  CHECK(with_test > 0);
+  CHECK(without > 0);
+  if (rep["selected"].contains("saxpy"))
+    for (const auto& s : rep["selected"]["saxpy"]["skills"]) CHECK(s != "vectorize-access");
 }
 
 TEST_CASE("seams: an unfaithful replay falls back to the workload; a nondeterministic one widens the tolerance",

@@ -782,3 +782,85 @@ TEST_CASE("runner: replays still keep the original's outputs on the host for fid
   CHECK(wrong.outcome == Outcome::WrongResult);
   CHECK_THAT(wrong.reason, Catch::StartsWith("replayed launch: y[3]: expected "));
 }
+
+TEST_CASE("runner: replay.misalign_bytes replays with every typed allocation 8 bytes past a 16-byte boundary",
+          "[runner]") {
+  klineage::test::TempDir dir("replay-misaligned");
+  auto [job, rec] = saxpyReplay(dir);
+  // What a vectorized variant with a wrong unaligned path does: right only on 16-byte aligned x.
+  std::vector<unsigned long long> seen;
+  auto alignedOnly = [&seen] {
+    return changed([&seen](const Launch& l, float* y) {
+      const auto x = l.arg<CUdeviceptr>(2);
+      seen.push_back(x % 16);
+      if (x % 16 != 0) y[0] = -y[0] - 1;
+    });
+  };
+  auto run = [&, &job = job, &rec = rec](fake::Kernel variant) {
+    fake::reset();
+    fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+    fake::addModule("var.cubin", {{{"saxpy", std::move(variant)}}, {}});
+    return runner::runJob(fake::api(), fake::device(), job, &rec);
+  };
+
+  RunnerResult aligned = run(alignedOnly());
+  INFO(aligned.reason);
+  CHECK(aligned.outcome == Outcome::Passed);  // the blind spot: captured pointers are aligned
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen[0] == 0);
+
+  job.replay->misalign_bytes = 8;
+  job.profile.enabled = false;
+  seen.clear();
+  RunnerResult mis = run(alignedOnly());
+  CHECK(mis.outcome == Outcome::WrongResult);
+  CHECK_THAT(mis.reason, Catch::StartsWith("replayed launch, x (allocation 0), y (allocation 1) 8 bytes past a "
+                                           "16-byte boundary: y[0]: expected "));
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen[0] == 8);
+
+  // The same contents at the shifted pointers: the original reproduces the capture, and a correct
+  // variant passes (the guards, now 8 bytes later, are intact).
+  RunnerResult ok = run(exact());
+  INFO(ok.reason);
+  CHECK(ok.outcome == Outcome::Passed);
+  CHECK(ok.fidelity_ok == std::optional<bool>(true));
+  CHECK_THAT(ok.reason, Catch::StartsWith("every allocation matches on the replayed launch, x (allocation 0), y "
+                                          "(allocation 1) 8 bytes past a 16-byte boundary"));
+
+  // A write just before the shifted y is still caught by its guard.
+  RunnerResult before = run(timed(0.5f, [](const Launch& l) {
+    saxpyBody(l);
+    l.ptr<float>(3)[-1] = 1;
+    return CUDA_SUCCESS;
+  }));
+  CHECK(before.outcome == Outcome::RuntimeFailed);
+  CHECK_THAT(before.reason, Catch::Contains("before the start"));
+
+  // An allocation a pointer of unknown element type points into keeps its alignment.
+  job.replay->param_elem_types[2] = std::nullopt;
+  seen.clear();
+  RunnerResult untyped = run(alignedOnly());
+  CHECK(untyped.outcome == Outcome::Passed);
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen[0] == 0);
+  CHECK_THAT(untyped.reason, Catch::Contains("replayed launch, y (allocation 1) 8 bytes past"));
+}
+
+TEST_CASE("runner job: replay.misalign_bytes round-trips and is 0 or 8", "[runner]") {
+  klineage::test::TempDir dir("replay-misaligned-json");
+  RunnerJob job = saxpyReplay(dir).first;
+  job.replay->misalign_bytes = 8;
+  nlohmann::json j;
+  to_json(j, job);
+  CHECK(j["replay"]["misalign_bytes"] == 8);
+  RunnerJob back;
+  from_json(j, back);
+  REQUIRE(back.replay);
+  CHECK(back.replay->misalign_bytes == 8);
+  j["replay"]["misalign_bytes"] = 4;
+  CHECK_THROWS_WITH(from_json(j, back), Catch::Contains("replay.misalign_bytes is 4, not 0 or 8"));
+  j["replay"].erase("misalign_bytes");
+  from_json(j, back);
+  CHECK(back.replay->misalign_bytes == 0);
+}
