@@ -29,6 +29,8 @@
 # ~10-15 s per step, so ~2-4 minutes on top for the 10-20 steps that pay in the defaults' trees.
 # Printed: the probes that broke a step or said nothing (the others are in <kernel>.log).
 # MINE_PROBE=0 mines without it.
+# An expert mined whole (<out-dir>/<kernel>.done) is not mined again by a later run into the same
+# <out-dir>: a run cut off by a time limit goes on where it stopped.
 # Usage: scripts/gpu-mine.sh <klineage-install-prefix> <out-dir>
 set -uo pipefail
 if [ $# -ne 2 ]; then
@@ -62,6 +64,13 @@ echo "gpu-mine: $(wc -w <<<"$kernels") experts (budget $budget, depth $depth${pr
 status=0
 summary=()
 for kernel in $kernels; do
+  # Mined whole by an earlier run into the same <out-dir> (a call cut off by its time limit goes on).
+  if [ -f "$out/$kernel.done" ] && [ -f "$out/$kernel/lineage.json" ]; then
+    summary+=("$(cat "$out/$kernel.done") (an earlier run)")
+    echo "== $kernel: mined by an earlier run ($out/$kernel.done)"
+    continue
+  fi
+  rm -f "$out/$kernel.done"
   echo "== $kernel"
   k0=$SECONDS
   "$klineage" mine --config "$cfg" --kernel "$kernel" --out "$out/$kernel" --emit-skills "$out/skills" \
@@ -85,6 +94,7 @@ steps = [v for v in d["versions"] if v["step"]]
 print(len(steps), sum(1 for v in steps if v["accepted"]))' "$out/$kernel/lineage.json" 2>/dev/null || echo "0 0")
   skills=$(ls "$out/skills/mined-${kernel//_/-}-"*.toml 2>/dev/null | wc -l)
   summary+=("$(printf '%-22s %3s versions, %3s accepted, %2s skills, %4s s' "$kernel" ${counts} "$skills" $((SECONDS - k0)))")
+  [ $rc -eq 0 ] && printf '%s\n' "${summary[-1]}" >"$out/$kernel.done"
   echo "  $kernel: ${counts% *} versions, ${counts#* } accepted, $skills skills ($((SECONDS - k0)) s; lineage: $out/$kernel/lineage.json)"
 done
 echo "== summary"
