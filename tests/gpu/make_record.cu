@@ -27,7 +27,7 @@ __global__ void saxpy_skip_last(int n, float a, const float* x, float* y) {
   if (i < n - 1) y[i] = a * x[i] + y[i];
 }
 // What vectorize-access makes of saxpy, with a planted error in the path for unaligned pointers
-// (which a replay of a captured launch, 256-byte aligned, never takes): a = 2 there.
+// (which a replay of a captured launch, 256-byte aligned, never takes): a * x - y there.
 __global__ void saxpy_vec4_wrong_unaligned(int n, float a, const float* x, float* y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if ((((unsigned long long)x | (unsigned long long)y) & 15) == 0) {
@@ -40,7 +40,7 @@ __global__ void saxpy_vec4_wrong_unaligned(int n, float a, const float* x, float
       for (int j = 4 * i; j < n; ++j) y[j] = a * x[j] + y[j];
     }
   } else {
-    for (int j = 4 * i; j < 4 * i + 4 && j < n; ++j) y[j] = 2.0f * x[j] + y[j];
+    for (int j = 4 * i; j < 4 * i + 4 && j < n; ++j) y[j] = a * x[j] - y[j];
   }
 }
 __global__ void scale_by_table(int n, const float* x, float* y) {
