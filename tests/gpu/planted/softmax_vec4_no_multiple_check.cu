@@ -1,8 +1,9 @@
 // Planted wrong variant of examples/experts/src/naive/rows.cu (softmax_rows): warp-per-row, then
 // row-registers with vector_width 4, without `cols % 4 == 0` in the register path's test. Where cols
 // is not a multiple of 4 (the gate's cols + 1 and small probes) an aligned row's last float4 reads
-// and writes up to 3 elements of the next row: its sum and stores are wrong. The gate must reject
-// it (wrong-result).
+// and writes up to 3 elements of the next row: its sum and stores are wrong, and the last row's
+// stores land past the end of `out`. The gate must reject it: on the H200 (2026-12-05) the guard
+// after `out` caught that first (runtime-failed: "the variant wrote outside out: out[1026169]").
 #include "naive.h"
 
 __global__ void softmax_rows(int rows, int cols, const float* in, float* out) {
