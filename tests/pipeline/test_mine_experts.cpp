@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -296,6 +297,14 @@ std::vector<std::string> wholeTree(const std::string& file, const std::string& k
           if (!seen.insert(simpler + "\n" + geometryText(g)).second) continue;
           const std::string path = n.path + (n.path.empty() ? "" : " ") + stepText(t->id(), params, back.geometry);
           versions.push_back(path);
+          // KLINEAGE_MINE_TREE_DUMP=<dir>: each version's text as <dir>/<kernel>/<n>.cu, its path in
+          // <n>.path (to rebuild a lineage's versions/ without a GPU; the texts are mining's).
+          if (const char* dump = std::getenv("KLINEAGE_MINE_TREE_DUMP")) {
+            const std::filesystem::path d = std::filesystem::path(dump) / kernel;
+            std::filesystem::create_directories(d);
+            std::ofstream(d / (std::to_string(versions.size()) + ".cu")) << simpler;
+            std::ofstream(d / (std::to_string(versions.size()) + ".path")) << path << "\n";
+          }
           fresh.push_back({simpler, path, g});
         }
     frontier = std::move(fresh);
