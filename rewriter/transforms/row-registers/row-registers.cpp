@@ -50,6 +50,9 @@
 // reads at [c] are stored into nowhere in the kernel. Then element c's stored value, and each
 // element's contribution to a reduction, are the same as in warp-per-row's kernel: only the sums'
 // grouping changes.
+// E computed once (planCache): a register loop `v += E(x[c]);` from 0 whose E (pure math of the row
+// element and unassigned locals) reappears in the later loops, which read x[c] only inside it, writes
+// E back into the register and the later loops read the register for E: bit-exact.
 // Inverse: recognizes exactly what forward writes (its text is regenerated from the fallback loops
 // and compared) and keeps only the fallback loops. It takes back only the form its vector_width
 // param names (1: kl_row, 4: kl_row4), so a mined step records vector_width 4 and the forward with
@@ -449,6 +452,11 @@ struct Plan {
   std::vector<VecLoop> vec;           // one per loop
   std::vector<std::string> aligned;   // the pointers the runtime check proves 16-byte aligned (x first)
   std::map<const clang::ValueDecl*, std::string> vtypes;  // vector type of each array read as vectors
+  // The register path's reuse of a sum loop's E(x[c]) (planCache): the loop `v += E;` (index in
+  // loops) writes E back into the row's register, and later loops read the register for E.
+  size_t cache_loop = static_cast<size_t>(-1);
+  const clang::Expr* cache_expr = nullptr;
+  std::map<size_t, std::vector<const clang::Expr*>> cache_uses;  // loop index -> occurrences of E
 };
 
 std::string zeroOf(const std::string& t) {
@@ -473,18 +481,44 @@ std::string headText(const Src& src, const clang::ASTContext& ctx, const Strided
                      const Plan& p, long long k, const std::string& indent) {
   const clang::Stmt* body = st.loop->getBody();
   unsigned b0 = src.off(body->getBeginLoc()), b1 = src.stmtEnd(body);
-  std::string text;
-  unsigned at = b0;
-  for (const clang::ArraySubscriptExpr* e : scan.x_reads) {
-    unsigned e0 = src.off(e->getBeginLoc()), e1 = src.off(e->getRBracketLoc()) + 1;
-    text += src.slice(at, e0) + "kl_row[kl_j]";
-    at = e1;
-  }
-  text += src.slice(at, b1);
-  std::string body_text;  // the body's later lines, 4 columns deeper
-  for (size_t i = 0; i < text.size(); ++i) {
-    body_text += text[i];
-    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n') body_text += "    ";
+  // x[c] -> kl_row[kl_j]; each expression of `whole` (planCache's E) -> kl_row[kl_j] as a whole.
+  auto substituted = [&](unsigned a, unsigned b, const std::vector<const clang::Expr*>& whole) {
+    std::vector<std::pair<unsigned, unsigned>> edits;
+    for (const clang::Expr* w : whole) edits.push_back({src.off(w->getBeginLoc()), src.tokEnd(w->getEndLoc())});
+    for (const clang::ArraySubscriptExpr* e : scan.x_reads) {
+      unsigned e0 = src.off(e->getBeginLoc()), e1 = src.off(e->getRBracketLoc()) + 1;
+      bool inside = false;
+      for (const clang::Expr* w : whole) inside |= e0 >= src.off(w->getBeginLoc()) && e0 < src.tokEnd(w->getEndLoc());
+      if (!inside && e0 >= a && e1 <= b) edits.push_back({e0, e1});
+    }
+    std::sort(edits.begin(), edits.end());
+    std::string text;
+    unsigned at = a;
+    for (const auto& [e0, e1] : edits) {
+      text += src.slice(at, e0) + "kl_row[kl_j]";
+      at = e1;
+    }
+    return text + src.slice(at, b);
+  };
+  const size_t li = static_cast<size_t>(std::find_if(p.loops.begin(), p.loops.end(), [&](const Strided& l) { return l.loop == st.loop; }) -
+                                        p.loops.begin());
+  auto uses = p.cache_uses.find(li);
+  auto deeper = [](const std::string& t, const std::string& more) {  // later lines `more` deeper
+    std::string out;
+    for (size_t i = 0; i < t.size(); ++i) {
+      out += t[i];
+      if (t[i] == '\n' && i + 1 < t.size() && t[i + 1] != '\n') out += more;
+    }
+    return out;
+  };
+  std::string body_text;
+  if (li == p.cache_loop) {  // `v += E;` -> `{ kl_row[kl_j] = E; v += kl_row[kl_j]; }`
+    const clang::Expr* e = p.cache_expr;
+    body_text = "{\n" + indent + "      kl_row[kl_j] = " +
+                deeper(substituted(src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc()), {}), "      ") + ";\n" + indent +
+                "      " + deeper(substituted(b0, b1, {e}), "      ") + "\n" + indent + "    }";
+  } else {
+    body_text = deeper(substituted(b0, b1, uses != p.cache_uses.end() ? uses->second : std::vector<const clang::Expr*>{}), "    ");
   }
   const std::string c = st.counter->getNameAsString();
   const std::string start = sourceText(ctx, st.start->getSourceRange());
@@ -759,14 +793,26 @@ std::string deepen(const std::string& text, const std::string& more) {
 
 // The text [a, b) with component `comp`'s substitutions: x[c] -> kl_row4[kl_j].x, p[c] of an array
 // read as vectors -> kl_p_4.x, any other c -> kl_c + comp. Empty when a piece is written through a macro.
+// Each expression of `whole` (planCache's E) -> kl_row4[kl_j].x as a whole.
 std::optional<std::string> componentText(const Src& src, const Plan& p, const BodyScan& scan, const VecLoop& v,
-                                         unsigned a, unsigned b, int comp) {
+                                         unsigned a, unsigned b, int comp,
+                                         const std::vector<const clang::Expr*>& whole = {}) {
   std::vector<std::tuple<unsigned, unsigned, std::string>> edits;
   const std::string cs = kComponents[comp];
+  for (const clang::Expr* w : whole)
+    edits.emplace_back(src.off(w->getBeginLoc()), src.tokEnd(w->getEndLoc()), "kl_row4[kl_j]." + cs);
+  const size_t n_whole = edits.size();
+  auto inWhole = [&](unsigned o) {
+    for (size_t i = 0; i < n_whole; ++i)
+      if (o >= std::get<0>(edits[i]) && o < std::get<1>(edits[i])) return true;
+    return false;
+  };
   for (const auto* e : scan.x_reads)
-    edits.emplace_back(src.off(e->getBeginLoc()), src.off(e->getRBracketLoc()) + 1, "kl_row4[kl_j]." + cs);
+    if (!inWhole(src.off(e->getBeginLoc())))
+      edits.emplace_back(src.off(e->getBeginLoc()), src.off(e->getRBracketLoc()) + 1, "kl_row4[kl_j]." + cs);
   for (const auto* e : scan.at_c)
-    if (std::find(v.vec_reads.begin(), v.vec_reads.end(), referencedDecl(e->getBase())) != v.vec_reads.end())
+    if (std::find(v.vec_reads.begin(), v.vec_reads.end(), referencedDecl(e->getBase())) != v.vec_reads.end() &&
+        !inWhole(src.off(e->getBeginLoc())))
       edits.emplace_back(src.off(e->getBeginLoc()), src.off(e->getRBracketLoc()) + 1,
                          vecName(referencedDecl(e->getBase())) + "." + cs);
   for (const auto* r : scan.c_refs) {
@@ -811,6 +857,10 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
   const std::string start = sourceText(ctx, st.start->getSourceRange());
   const std::string ctype = st.counter->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
   std::string inner;
+  const size_t li = static_cast<size_t>(std::find_if(p.loops.begin(), p.loops.end(), [&](const Strided& l) { return l.loop == st.loop; }) -
+                                        p.loops.begin());
+  auto found = p.cache_uses.find(li);
+  const std::vector<const clang::Expr*> uses = found != p.cache_uses.end() ? found->second : std::vector<const clang::Expr*>{};
   for (const clang::ValueDecl* d : v.vec_reads)
     inner += I + "const " + p.vtypes.at(d) + " " + vecName(d) + " = " +
              vectorLoad(p.vtypes.at(d), d->getNameAsString(), "kl_j * 32 + kl_lane") + ";\n";
@@ -819,7 +869,7 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
     const unsigned r0 = src.off(rhs->getBeginLoc()), r1 = src.tokEnd(rhs->getEndLoc());
     inner += I + p.vtype + " kl_v;\n";
     for (int i = 0; i < 4; ++i) {
-      auto t = componentText(src, p, scan, v, r0, r1, i);
+      auto t = componentText(src, p, scan, v, r0, r1, i, uses);
       if (!t) return std::nullopt;
       inner += I + "kl_v." + kComponents[i] + " = " + deepen(*t, "      ") + ";\n";
     }
@@ -829,7 +879,16 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
   } else {
     const unsigned b0 = src.off(body->getBeginLoc()), b1 = src.stmtEnd(body);
     for (int i = 0; i < 4; ++i) {
-      auto t = componentText(src, p, scan, v, b0, b1, i);
+      if (li == p.cache_loop) {  // `v += E;` -> `kl_row4[kl_j].x = E; v += kl_row4[kl_j].x;` (the loop starts at 0)
+        const clang::Expr* e = p.cache_expr;
+        auto te = componentText(src, p, scan, v, src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc()), i);
+        auto t = componentText(src, p, scan, v, b0, b1, i, {e});
+        if (!te || !t) return std::nullopt;
+        inner += I + "kl_row4[kl_j]." + kComponents[i] + " = " + deepen(*te, "      ") + ";\n";
+        inner += I + deepen(*t, "      ") + "\n";
+        continue;
+      }
+      auto t = componentText(src, p, scan, v, b0, b1, i, uses);
       if (!t) return std::nullopt;
       const std::string guard = v.start % 4 != 0 ? "if (kl_c + " + std::to_string(i) + " >= " + start + ") " : "";
       inner += I + guard + deepen(*t, "      ") + "\n";
@@ -884,6 +943,179 @@ Plan choose(const std::vector<Strided>& strided, std::string& why) {
     p.scans.push_back(std::move(scan));
   }
   return p;
+}
+
+// ---- reusing E(x[c]) ----------------------------------------------------------------------
+
+// Whether e computes a value from the row element (x[c]: a node of xr), local scalar variables,
+// constants and pure math functions only (trustedCall: the CUDA headers' functions with arguments,
+// none of them a pointer), with no side effect: no assignment, increment, memory read, comma, or
+// any other node. `shape` gets the expression's structure (node kinds, operators, types) and
+// `decls` the variables it reads, in order, so that two occurrences compare exactly.
+bool pureExpr(const clang::ASTContext& ctx, const clang::Stmt* s, const std::set<const clang::Expr*>& xr,
+              const clang::VarDecl* counter, std::string& shape, std::vector<const clang::ValueDecl*>& decls) {
+  auto* e = llvm::dyn_cast_or_null<clang::Expr>(s);
+  if (!e) return false;
+  shape += std::string(e->getStmtClassName()) + ":" + e->getType().getAsString(ctx.getPrintingPolicy()) + "(";
+  bool descend = false;
+  if (xr.count(e)) {
+    shape += "row)";
+    return true;
+  }
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    const clang::ValueDecl* d = dre->getDecl();
+    if (auto* vd = llvm::dyn_cast<clang::VarDecl>(d)) {
+      if (vd == counter || !vd->isLocalVarDeclOrParm() || vd->isStaticLocal() || !vd->getType()->isArithmeticType() ||
+          vd->getType().isVolatileQualified())
+        return false;
+      decls.push_back(vd);
+    } else if (!llvm::isa<clang::FunctionDecl>(d) && !llvm::isa<clang::EnumConstantDecl>(d)) {
+      return false;
+    }
+    shape += d->getNameAsString();
+  } else if (llvm::isa<clang::IntegerLiteral>(e) || llvm::isa<clang::FloatingLiteral>(e) || llvm::isa<clang::CXXBoolLiteralExpr>(e)) {
+    shape += sourceText(ctx, e->getSourceRange());
+  } else if (llvm::isa<clang::ParenExpr>(e) || llvm::isa<clang::ImplicitCastExpr>(e) ||
+             llvm::isa<clang::ConditionalOperator>(e)) {
+    descend = true;
+  } else if (auto* ce = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
+    if (!ce->getType()->isArithmeticType()) return false;
+    descend = true;
+  } else if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    const auto op = uo->getOpcode();
+    if (op != clang::UO_Plus && op != clang::UO_Minus && op != clang::UO_Not && op != clang::UO_LNot) return false;
+    shape += clang::UnaryOperator::getOpcodeStr(op).str();
+    descend = true;
+  } else if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+    if (bo->isAssignmentOp() || bo->getOpcode() == clang::BO_Comma) return false;
+    shape += bo->getOpcodeStr().str();
+    descend = true;
+  } else if (auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    if (!trustedCall(ctx, call) || !call->getType()->isArithmeticType()) return false;
+    shape += calleeName(call);
+    descend = true;
+  } else {
+    return false;
+  }
+  if (descend)
+    for (const clang::Stmt* ch : e->children())
+      if (!pureExpr(ctx, ch, xr, counter, shape, decls)) return false;
+  shape += ")";
+  return true;
+}
+
+// Whether a product is what E computes last (through parens, implicit casts, unary +/- and ?:): the
+// compiler may contract a product with the sum or difference around it into an fma, differently
+// when E is computed once and read twice, so such an E is not reused (results stay bit-exact).
+bool endsInProduct(const clang::Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(e)) return bo->getOpcode() == clang::BO_Mul;
+  if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(e))
+    return (uo->getOpcode() == clang::UO_Plus || uo->getOpcode() == clang::UO_Minus) && endsInProduct(uo->getSubExpr());
+  if (auto* co = llvm::dyn_cast<clang::ConditionalOperator>(e)) return endsInProduct(co->getTrueExpr()) || endsInProduct(co->getFalseExpr());
+  return false;
+}
+
+// The register path computes E(x[c]) once: when a loop of the plan whose body is just `v += E;`
+// (starting at 0, E of x's element type, reading x[c]: softmax's `s += expf(x[c] - m);`) is followed
+// by loops containing the same E (same structure, same variables, after the row element's
+// substitution), and
+//   (a) E has no side effect and calls only pure math functions (pureExpr), and is not a product
+//       (endsInProduct);
+//   (b) nothing from that loop to the last loop reading x assigns a variable E reads (nor is its
+//       address taken anywhere in the kernel), so each occurrence computes the same value;
+//   (c) every x[c] of the later loops is inside an occurrence of E (the register then holds E, not
+//       the element),
+// the sum loop writes E into the register (`kl_row[kl_j] = E; v += kl_row[kl_j];`) and the later
+// loops read the register for E. The same operations in the same order: bit-exact. Decided from the
+// loops as they are (forward) or from the fallback loops (inverse): `rows` is the row's scope, where
+// each plan loop's statement stands at its index (forward) or is the else branch of the `if` there
+// (inverse). Leaves the plan without a cache when the conditions fail.
+void planCache(const clang::ASTContext& ctx, const Src& src, const clang::CompoundStmt* body,
+               const std::vector<const clang::Stmt*>& rows, Plan& p) {
+  p.cache_loop = static_cast<size_t>(-1);
+  p.cache_expr = nullptr;
+  p.cache_uses.clear();
+  std::vector<const clang::Stmt*> eff = rows;
+  for (const Strided& st : p.loops) eff[st.index] = st.stmt;
+  struct AddrTaken : clang::RecursiveASTVisitor<AddrTaken> {
+    std::set<const clang::ValueDecl*> vars;
+    bool VisitUnaryOperator(clang::UnaryOperator* uo) {
+      if (uo->getOpcode() == clang::UO_AddrOf)
+        if (auto* d = referencedDecl(uo->getSubExpr())) vars.insert(d);
+      return true;
+    }
+  } taken;
+  taken.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  const clang::QualType elem = p.x->getType()->getPointeeType().getUnqualifiedType().getCanonicalType();
+  auto xset = [&](size_t i) {
+    return std::set<const clang::Expr*>(p.scans[i].x_reads.begin(), p.scans[i].x_reads.end());
+  };
+  auto range = [&](const clang::Expr* e) -> std::optional<std::pair<unsigned, unsigned>> {
+    if (!src.inFile(e->getBeginLoc()) || !src.inFile(e->getEndLoc())) return std::nullopt;
+    return std::make_pair(src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc()));
+  };
+  for (size_t i = 0; i + 1 < p.loops.size(); ++i) {
+    const Strided& st = p.loops[i];
+    clang::Expr::EvalResult r;
+    if (!st.start->EvaluateAsInt(r, ctx) || r.Val.getInt() != 0) continue;
+    auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(st.loop->getBody());
+    if (!ca || ca->getOpcode() != clang::BO_AddAssign || !llvm::isa<clang::DeclRefExpr>(bare(ca->getLHS()))) continue;
+    const clang::Expr* e = ca->getRHS()->IgnoreParenImpCasts();
+    const std::set<const clang::Expr*> xr = xset(i);
+    if (xr.count(e) || !range(e) || endsInProduct(e) ||
+        e->getType().getUnqualifiedType().getCanonicalType() != elem)
+      continue;
+    std::string shape;
+    std::vector<const clang::ValueDecl*> decls;
+    if (!pureExpr(ctx, e, xr, st.counter, shape, decls)) continue;
+    unsigned in_e = 0;
+    for (const auto* x : p.scans[i].x_reads) {
+      const unsigned o = src.off(x->getBeginLoc());
+      in_e += o >= range(e)->first && o < range(e)->second;
+    }
+    if (in_e == 0 || in_e != p.scans[i].x_reads.size()) continue;
+    // (b): nothing from this loop to the last assigns what E reads.
+    Assigned assigned;
+    for (size_t j = st.index; j <= p.loops.back().index; ++j) assigned.TraverseStmt(const_cast<clang::Stmt*>(eff[j]));
+    bool fixed = true;
+    for (const auto* d : decls) fixed &= !assigned.vars.count(d) && !taken.vars.count(d);
+    if (!fixed) continue;
+    // (c): the later loops read x[c] only inside occurrences of E.
+    std::map<size_t, std::vector<const clang::Expr*>> uses;
+    bool ok = true;
+    size_t n = 0;
+    for (size_t j = i + 1; j < p.loops.size() && ok; ++j) {
+      const std::set<const clang::Expr*> xj = xset(j);
+      std::vector<const clang::Expr*> found;
+      std::function<void(const clang::Stmt*)> find = [&](const clang::Stmt* s) {
+        if (!s) return;
+        if (auto* c = llvm::dyn_cast<clang::Expr>(s); c && c == c->IgnoreParenImpCasts() && range(c)) {
+          std::string sh;
+          std::vector<const clang::ValueDecl*> ds;
+          if (pureExpr(ctx, c, xj, p.loops[j].counter, sh, ds) && sh == shape && ds == decls) {
+            found.push_back(c);
+            return;
+          }
+        }
+        for (const clang::Stmt* ch : s->children()) find(ch);
+      };
+      find(p.loops[j].loop->getBody());
+      for (const auto* x : p.scans[j].x_reads) {
+        const unsigned o = src.off(x->getBeginLoc());
+        bool inside = false;
+        for (const auto* f : found) inside |= o >= range(f)->first && o < range(f)->second;
+        ok &= inside;
+      }
+      n += found.size();
+      uses[j] = found;
+    }
+    if (!ok || n == 0) continue;
+    p.cache_loop = i;
+    p.cache_expr = e;
+    p.cache_uses = uses;
+    return;
+  }
 }
 
 // Float4 mode hands element c to lane (c / 4) % 32 instead of c % 32 in every register loop, so each
@@ -1176,6 +1408,7 @@ class RowRegisters : public Transform {
           if (n->getNameAsString() == vecName(d)) return TransformResult::no("the kernel already declares " + vecName(d));
     }
 
+    planCache(ctx, src, body, rows, p);
     // The edits: the row read before the first loop, each loop behind `if (kl_in_regs) ... else`.
     for (size_t i = 0; i < p.loops.size(); ++i) {
       const Strided& st = p.loops[i];
@@ -1272,6 +1505,7 @@ class RowRegisters : public Transform {
       assigned.TraverseStmt(const_cast<clang::Stmt*>(static_cast<const clang::Stmt*>(body)));
       planVectors(ctx, src, p, src.off(rows[at]->getBeginLoc()), assigned.vars);
     }
+    planCache(ctx, src, body, rows, p);
     // Regenerate what forward writes from the fallbacks and compare (formatting aside).
     std::vector<std::pair<unsigned, unsigned>> cuts;
     for (size_t i = 0; i < fallbacks.size(); ++i) {

@@ -1,10 +1,10 @@
 // A mineable expert (docs/lineage.md in KLineage): the naive softmax_rows of src/naive/rows.cu as
 // warp-per-row (unroll 4) and row-registers (max_cols 2048, vector_width 4) write it (one warp per
 // row, lane-strided loops, warp shuffles; when cols <= 2048, cols % 4 == 0 and the arrays are
-// 16-byte aligned, the row read once as float4, 16 per lane, and the output stored as float4; else
-// the lane-strided loops). Its inverses walk it back to the naive kernel: -row-registers
-// (vector_width 4), then -warp-per-row (grid.x / 32). The `mine_experts` target; never optimized
-// by KLineage.
+// 16-byte aligned, the row read once as float4, 16 per lane, expf(x - m) computed once into the
+// row's registers, and the output stored as float4; else the lane-strided loops). Its inverses
+// walk it back to the naive kernel: -row-registers (vector_width 4), then -warp-per-row
+// (grid.x / 32). The `mine_experts` target; never optimized by KLineage.
 #include "mine.h"
 
 __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
@@ -42,10 +42,14 @@ __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
     for (int kl_j = 0; kl_j < 16; ++kl_j) {
       const int kl_c = (kl_j * 32 + kl_lane) * 4;
       if (kl_c < cols) {
-        s += expf(kl_row4[kl_j].x - m);
-        s += expf(kl_row4[kl_j].y - m);
-        s += expf(kl_row4[kl_j].z - m);
-        s += expf(kl_row4[kl_j].w - m);
+        kl_row4[kl_j].x = expf(kl_row4[kl_j].x - m);
+        s += kl_row4[kl_j].x;
+        kl_row4[kl_j].y = expf(kl_row4[kl_j].y - m);
+        s += kl_row4[kl_j].y;
+        kl_row4[kl_j].z = expf(kl_row4[kl_j].z - m);
+        s += kl_row4[kl_j].z;
+        kl_row4[kl_j].w = expf(kl_row4[kl_j].w - m);
+        s += kl_row4[kl_j].w;
       }
     }
   } else
@@ -58,10 +62,10 @@ __global__ void mine_softmax_rows(int rows, int cols, float* in, float* out) {
       const int kl_c = (kl_j * 32 + kl_lane) * 4;
       if (kl_c < cols) {
         float4 kl_v;
-        kl_v.x = expf(kl_row4[kl_j].x - m) / s;
-        kl_v.y = expf(kl_row4[kl_j].y - m) / s;
-        kl_v.z = expf(kl_row4[kl_j].z - m) / s;
-        kl_v.w = expf(kl_row4[kl_j].w - m) / s;
+        kl_v.x = kl_row4[kl_j].x / s;
+        kl_v.y = kl_row4[kl_j].y / s;
+        kl_v.z = kl_row4[kl_j].z / s;
+        kl_v.w = kl_row4[kl_j].w / s;
         reinterpret_cast<float4*>(y)[kl_j * 32 + kl_lane] = kl_v;
       }
     }

@@ -26,7 +26,10 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
     #pragma unroll
     for (int kl_j = 0; kl_j < 64; ++kl_j) {
       const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) s += expf(kl_row[kl_j] - m);
+      if (c >= 0 && c < cols) {
+        kl_row[kl_j] = expf(kl_row[kl_j] - m);
+        s += kl_row[kl_j];
+      }
     }
   } else for (int c = 0 + kl_lane; c < cols; c += 32) s += expf(x[c] - m);
   for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) s += __shfl_xor_sync(0xffffffffu, s, kl_offset);
@@ -34,7 +37,7 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
     #pragma unroll
     for (int kl_j = 0; kl_j < 64; ++kl_j) {
       const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) y[c] = expf(kl_row[kl_j] - m) / s;
+      if (c >= 0 && c < cols) y[c] = kl_row[kl_j] / s;
     }
   } else for (int c = 0 + kl_lane; c < cols; c += 32) y[c] = expf(x[c] - m) / s;
 }

@@ -28,7 +28,10 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
     #pragma unroll
     for (int kl_j = 0; kl_j < 64; ++kl_j) {
       const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) s += expf(kl_row[kl_j] - m);
+      if (c >= 0 && c < cols) {
+        kl_row[kl_j] = expf(kl_row[kl_j] - m);
+        s += kl_row[kl_j];
+      }
     }
   } else
   #pragma unroll 4
@@ -38,7 +41,7 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
     #pragma unroll
     for (int kl_j = 0; kl_j < 64; ++kl_j) {
       const int c = kl_j * 32 + kl_lane;
-      if (c >= 0 && c < cols) y[c] = expf(kl_row[kl_j] - m) / s;
+      if (c >= 0 && c < cols) y[c] = kl_row[kl_j] / s;
     }
   } else
   #pragma unroll 4

@@ -34,10 +34,14 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
     for (int kl_j = 0; kl_j < 16; ++kl_j) {
       const int kl_c = (kl_j * 32 + kl_lane) * 4;
       if (kl_c < cols) {
-        s += expf(kl_row4[kl_j].x - m);
-        s += expf(kl_row4[kl_j].y - m);
-        s += expf(kl_row4[kl_j].z - m);
-        s += expf(kl_row4[kl_j].w - m);
+        kl_row4[kl_j].x = expf(kl_row4[kl_j].x - m);
+        s += kl_row4[kl_j].x;
+        kl_row4[kl_j].y = expf(kl_row4[kl_j].y - m);
+        s += kl_row4[kl_j].y;
+        kl_row4[kl_j].z = expf(kl_row4[kl_j].z - m);
+        s += kl_row4[kl_j].z;
+        kl_row4[kl_j].w = expf(kl_row4[kl_j].w - m);
+        s += kl_row4[kl_j].w;
       }
     }
   } else
@@ -50,10 +54,10 @@ __global__ void k(int rows, int cols, const float* in, float* out) {
       const int kl_c = (kl_j * 32 + kl_lane) * 4;
       if (kl_c < cols) {
         float4 kl_v;
-        kl_v.x = expf(kl_row4[kl_j].x - m) / s;
-        kl_v.y = expf(kl_row4[kl_j].y - m) / s;
-        kl_v.z = expf(kl_row4[kl_j].z - m) / s;
-        kl_v.w = expf(kl_row4[kl_j].w - m) / s;
+        kl_v.x = kl_row4[kl_j].x / s;
+        kl_v.y = kl_row4[kl_j].y / s;
+        kl_v.z = kl_row4[kl_j].z / s;
+        kl_v.w = kl_row4[kl_j].w / s;
         reinterpret_cast<float4*>(y)[kl_j * 32 + kl_lane] = kl_v;
       }
     }
