@@ -34,7 +34,7 @@ TEST_CASE("judge: faster beyond the measured noise is passed, anything else corr
   CHECK(judge(unprofiled).outcome == Outcome::Passed);
 }
 
-TEST_CASE("judge: failed checks keep their outcome; a job that could not run is not-run", "[gate][judge]") {
+TEST_CASE("judge: failed checks keep their outcome, a job that could not run is not-run", "[gate][judge]") {
   for (Outcome o : {Outcome::WrongResult, Outcome::RuntimeFailed, Outcome::Timeout}) {
     RunnerResult r = measured(1.0, 0.1, 0.01);  // fast, but wrong
     r.outcome = o;

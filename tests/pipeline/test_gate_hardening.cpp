@@ -119,7 +119,7 @@ TEST_CASE("gate: every job carries probe shapes, with the geometry the launch si
   }
 }
 
-TEST_CASE("gate: the winner is re-checked on fresh inputs; one that fails is dropped for the next best", "[pipeline][hardening]") {
+TEST_CASE("gate: the winner is re-checked on fresh inputs, one that fails is dropped for the next best", "[pipeline][hardening]") {
   Project p(6);
   FakeCompiler cc;
   Runner gpu;
@@ -155,7 +155,7 @@ TEST_CASE("gate: the winner is re-checked on fresh inputs; one that fails is dro
   CHECK(variantIn(rep, kept)->at("checks").dump().find("re-checked on 2 fresh random input sets") != std::string::npos);
 }
 
-TEST_CASE("gate: SANITIZE runs the winner under compute-sanitizer without guards; a report drops it", "[pipeline][hardening]") {
+TEST_CASE("gate: SANITIZE runs the winner under compute-sanitizer without guards, a report drops it", "[pipeline][hardening]") {
   Project p(6);
   p.setConfig("sanitize", "memcheck");
   FakeCompiler cc;
@@ -193,7 +193,7 @@ TEST_CASE("gate: SANITIZE with a tool compute-sanitizer does not have is an erro
   CHECK_THROWS_WITH(runOptimize(opt, &cc, &gpu), Catch::Contains("config.json") && Catch::Contains("memcheck, racecheck, synccheck"));
 }
 
-TEST_CASE("gate: a hand-written variant runs with its own launch; one the gate cannot evaluate is refused", "[pipeline][hardening]") {
+TEST_CASE("gate: a hand-written variant runs with its own launch, one the gate cannot evaluate is refused", "[pipeline][hardening]") {
   Project p(6);
   FakeCompiler cc;
   const std::string kernel =

@@ -179,7 +179,7 @@ std::string transformOf(const LineageVersion& v) { return v.step ? v.step->trans
 
 }  // namespace
 
-TEST_CASE("mine: the inverse steps make a tree; identical versions are merged", "[mine]") {
+TEST_CASE("mine: the inverse steps make a tree, identical versions are merged", "[mine]") {
   Project p(4, expertFiles(), {"expert.cu"});
   SourceJudge gpu;
   Mined m = mine(p, gpu);
@@ -397,7 +397,7 @@ const Skill* skillFor(const std::vector<Skill>& skills, const std::string& trans
 
 }  // namespace
 
-TEST_CASE("mine --probe: a probe that breaks the step verifies its precondition; one that passes drops it", "[mine][probe]") {
+TEST_CASE("mine --probe: a probe that breaks the step verifies its precondition, one that passes drops it", "[mine][probe]") {
   Project p(4, expertFiles(), {"expert.cu"});
   SourceJudge gpu;
   const fs::path dir = p.root / "mined-skills";
@@ -503,7 +503,7 @@ TEST_CASE("mine --probe: a probe that breaks the step verifies its precondition;
   CHECK(skillToJson(*lb)["preconditions"]["verified"] == nlohmann::json{"uniform-block-size"});
 }
 
-TEST_CASE("mine --probe: no gain without a precondition verifies it too; the step stays a skill", "[mine][probe]") {
+TEST_CASE("mine --probe: no gain without a precondition verifies it too, the step stays a skill", "[mine][probe]") {
   Project p(4, expertFiles(), {"expert.cu"});
   SourceJudge gpu;
   gpu.misaligned_no_gain = true;
@@ -579,7 +579,7 @@ TEST_CASE("mine --probe: what no probe settles is unverified and stays a fact", 
   }
 }
 
-TEST_CASE("mined skills: a precondition no probe can reach is unverified; the probe keys are checked", "[mine][probe][skills]") {
+TEST_CASE("mined skills: a precondition no probe can reach is unverified, the probe keys are checked", "[mine][probe][skills]") {
   // A lineage by hand: v1 <- v0 by -restrict-pointers, paying 1.2x, probed.
   Lineage l;
   l.target = "t";

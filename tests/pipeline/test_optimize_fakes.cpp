@@ -162,7 +162,7 @@ TEST_CASE("pipeline: a wrong variant is never selected, whatever its speed", "[p
   CHECK(wrong >= 1);
 }
 
-TEST_CASE("pipeline: without a GPU the originals are kept; REQUIRE_GPU makes it an error", "[pipeline]") {
+TEST_CASE("pipeline: without a GPU the originals are kept, REQUIRE_GPU makes it an error", "[pipeline]") {
   Project p(2);
   FakeCompiler cc;
   FakeRunner gpu;

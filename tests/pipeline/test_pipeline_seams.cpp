@@ -236,7 +236,7 @@ TEST_CASE("seams: a variant with a path for unaligned pointers is replayed misal
     for (const auto& s : rep["selected"]["saxpy"]["skills"]) CHECK(s != "vectorize-access");
 }
 
-TEST_CASE("seams: an unfaithful replay falls back to the workload; a nondeterministic one widens the tolerance",
+TEST_CASE("seams: an unfaithful replay falls back to the workload, a nondeterministic one widens the tolerance",
           "[pipeline][capture]") {
   SECTION("unfaithful") {
     Project p(2);
@@ -304,7 +304,7 @@ TEST_CASE("seams: a capture is reused until a kernel's source changes, then take
   CHECK(run.status.saw("is corrupt"));
 }
 
-TEST_CASE("seams: the budget caps variants per kernel; a kernel launched from outside gets no geometry change",
+TEST_CASE("seams: the budget caps variants per kernel, a kernel launched from outside gets no geometry change",
           "[pipeline]") {
   Project p(2);
   ReplayRunner gpu;

@@ -94,10 +94,20 @@ std::string joined(const std::vector<std::string>& v) {
 
 bool startsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
+// The skill library without its shipped effect history (skills/effects.json, measured on the H200),
+// for the tests of the planner's own rules: what a fresh library plans.
+void libraryWithoutHistory(const Project& p) {
+  fs::create_directories(p.root / "skills");
+  for (const auto& e : fs::directory_iterator(fs::path(KLINEAGE_SOURCE_DIR) / "skills"))
+    if (e.path().extension() == ".toml") fs::copy_file(e.path(), p.root / "skills" / e.path().filename());
+  p.setConfig("skills", {(p.root / "skills").string()});
+}
+
 }  // namespace
 
-TEST_CASE("planner: round 1 gates a few singles and what they enable; only chains that paid are extended", "[pipeline][planner]") {
+TEST_CASE("planner: round 1 gates a few singles and what they enable, only chains that paid are extended", "[pipeline][planner]") {
   Project p(10);
+  libraryWithoutHistory(p);
   ScriptedRunner gpu;  // only the vectorized chain pays (1.30x); everything else is 1.00x
   Gated g = optimize(p, gpu);
   REQUIRE(g.rc == 0);
@@ -126,6 +136,7 @@ TEST_CASE("planner: round 1 gates a few singles and what they enable; only chain
 
 TEST_CASE("planner: a kernel none of whose chains paid gets the next singles, and no set of skills twice", "[pipeline][planner]") {
   Project p(10);
+  libraryWithoutHistory(p);
   ScriptedRunner gpu;
   gpu.vector = 0.9;  // nothing pays
   Gated g = optimize(p, gpu);

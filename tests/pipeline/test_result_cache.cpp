@@ -323,7 +323,7 @@ TEST_CASE("identical variants: the same machine code and launch is gated once, n
   }
 }
 
-TEST_CASE("identical variants: the same rewritten text is not even compiled; the fewest transforms stand for it",
+TEST_CASE("identical variants: the same rewritten text is not even compiled, the fewest transforms stand for it",
           "[pipeline][identical]") {
   const fs::path dir = fs::temp_directory_path() / ("klineage-identical-" + std::to_string(::getpid()));
   fs::create_directories(dir);

@@ -231,7 +231,7 @@ TEST_CASE("tile-sgemm reports grid / 4 in x and y for a 16 x 16 block, and refus
   CHECK_FALSE(no.applied);
 }
 
-TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it; the inverse takes only forward's 4-wide form",
+TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it, the inverse takes only forward's 4-wide form",
           "[transforms]") {
   const char* sum = R"(__global__ void k(int n, const float* x, float* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
