@@ -4,14 +4,18 @@
 # in order and stops at a part boundary before its time is up. State and work dirs stay under
 # <work> (.gpuwork/session by default, kept on a warm machine); each call's results go to <out>.
 #
-#   experts    bench/experts.sh at BUDGET 10 (the planner, no effect history): issue 7's table;
-#              resumes from the result cache when cut off
+#   experts    bench/experts.sh at BUDGET 10 (the planner with the installed library, its effect
+#              history skills/effects.json included): issue 7's table; resumes from the result
+#              cache when cut off
 #   mine       scripts/gpu-mine.sh (every mineable expert, --probe); resumes expert by expert
 #   soundness  runner, replay and capture scripts, the mutants (MUTANT_REPEAT, default 2)
 #   planted    the catalogue's planted wrong variants against the experts build
 #   speed      the quickstart's cold / no-op / edit `ninja optimize`
-#   history    the experts bench again, cold, with the effect history of `experts` (and `mine`)
-#              merged into a copy of the skill library: the planner with what it learned
+#   history    the experts bench again, cold, with the library's effect history (skills/effects.json,
+#              installed with it) and whatever `experts` and `mine` of this session learned, merged
+#              into a copy of the skill library: the planner with what it learned
+#   mined      the experts bench with only the mined skills (skills/mined): which naive kernels each
+#              mined skill makes faster
 #   blocksize  the experts bench with only the block-size skills (the Kernel-Tuner-like baseline)
 #
 # usage: scripts/gpu-session.sh <klineage-install-prefix> <capture_record_check> <out> [part...]
@@ -21,7 +25,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath "$1"); check=$(realpath "$2"); out=$(realpath -m "$3"); shift 3
-parts=${*:-experts mine soundness planted speed history blocksize}
+parts=${*:-experts mine soundness planted speed history mined blocksize}
 work=$(mkdir -p "${SESSION_WORK:-$root/.gpuwork/session}" && realpath "${SESSION_WORK:-$root/.gpuwork/session}")
 end=$((SECONDS + ${SESSION_SECONDS:-560}))
 mkdir -p "$out"
@@ -30,7 +34,7 @@ cd "$root"
 # The least time a part needs to be worth starting: the parts that cannot resume need their whole run.
 need() {
   case $1 in
-    experts|history|blocksize|mine) echo 60 ;;
+    experts|history|mined|blocksize|mine) echo 60 ;;
     soundness) echo 420 ;;
     planted) echo 200 ;;
     speed) echo 180 ;;
@@ -43,16 +47,19 @@ gpu_check() {  # gpu_check <seconds> <out-dir> <part...>
   timeout --kill-after=10 "$t" bash scripts/gpu-check.sh "$prefix" "$check" "$o" "$@"
 }
 
-# The effect histories learned so far, merged into a copy of the skill library (for `history`).
+# The effect histories learned so far (the library's own, then this session's), merged into a copy
+# of the skill library (for `history`).
 history_skills() {
   local dir=$work/skills-history
   rm -rf "$dir" && cp -r "$prefix/share/klineage/skills" "$dir" || return 1
   local hist=()
-  for f in "$work/experts/optimized/klineage/naive/cache/effects.json" "$work/mine/build/klineage/mine_experts/cache/effects.json"; do
+  for f in "$prefix/share/klineage/skills/effects.json" "$work/experts/optimized/klineage/naive/cache/effects.json" \
+           "$work/mine/build/klineage/mine_experts/cache/effects.json"; do
     [ -f "$f" ] && hist+=("$f")
   done
-  [ ${#hist[@]} -gt 0 ] || { echo "gpu-session: no effect history in $work/experts (experts gated nothing?)" >&2; return 1; }
-  python3 scripts/merge-effects.py "$dir/effects.json" "${hist[@]}" || return 1
+  [ ${#hist[@]} -gt 0 ] || { echo "gpu-session: no effect history: none installed with the skills, none learned yet" >&2; return 1; }
+  python3 scripts/merge-effects.py "$dir/effects.json" "${hist[@]}" >&2 || return 1
+  echo "history from: ${hist[*]}" >&2
   echo "$dir"
 }
 
@@ -76,11 +83,14 @@ run_part() {  # run_part <part> <seconds>: 0 done, 124 cut off, else failed
     speed)
       gpu_check "$t" "$o" speed ;;
     history)
-      [ -e "$work/experts.done" ] || { echo "gpu-session: history waits for experts"; return 124; }
       local skills
       skills=$(history_skills | tail -n 1) && [ -d "$skills" ] || return 1
       EXPERTS_SKILLS=$skills EXPERTS_WORK=$work/experts-history EXPERTS_BUDGET=10 EXPERTS_PLANTED=0 \
         gpu_check "$t" "$o" experts ;;
+    mined)
+      [ -d "$prefix/share/klineage/skills/mined" ] || { echo "gpu-session: no mined skills installed"; return 1; }
+      EXPERTS_SKILLS=$prefix/share/klineage/skills/mined EXPERTS_WORK=$work/experts-mined EXPERTS_BUDGET=10 \
+        EXPERTS_PLANTED=0 gpu_check "$t" "$o" experts ;;
     blocksize)
       local bs=$work/skills-blocksize
       rm -rf "$bs" && mkdir -p "$bs" && cp "$prefix/share/klineage/skills"/block-size-*.toml "$bs"/ || return 1

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `cmake --install` of this build: the installed skill library carries what the tools read beside
+# the TOML files (the planner's effect history skills/effects.json, each mined skill's lineage), and
+# the installed klineage finds its library and prints a mined skill's lineage from there.
+# usage: install_tree.sh <cmake> <build-dir> <klineage source dir> <work-dir>
+set -uo pipefail
+cmake=$1; build=$2; root=$3; work=$4
+rm -rf "$work"; mkdir -p "$work"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+prefix=$work/prefix
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
+skills=$prefix/share/klineage/skills
+klineage=$prefix/bin/klineage
+[ -x "$klineage" ] || fail "no $klineage"
+
+# Every file of skills/ that the tools read is installed, byte for byte.
+n=0
+while IFS= read -r -d '' f; do
+  rel=${f#"$root/skills/"}
+  n=$((n + 1))
+  cmp -s "$f" "$skills/$rel" || fail "skills/$rel is not installed (or differs) at $skills/$rel"
+done < <(find "$root/skills" -type f \( -name '*.toml' -o -name '*.json' -o -name '*.md' -o -name '*.cu' \) -print0)
+[ "$n" -gt 0 ] || fail "no skill files found under $root/skills"
+[ -f "$skills/effects.json" ] || fail "the effect history effects.json is not installed"
+echo "ok: $n files of skills/ installed"
+
+# The installed klineage uses the installed library by default.
+"$klineage" skills validate >"$work/validate.out" 2>&1 || fail "installed 'klineage skills validate': $(cat "$work/validate.out")"
+grep -q "skills valid" "$work/validate.out" || fail "installed 'klineage skills validate' printed: $(cat "$work/validate.out")"
+
+# A mined skill's lineage is read from the installed tree.
+id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$(ls "$root"/skills/mined/*.toml | head -1)")
+[ -n "$id" ] || fail "no mined skill id found in $root/skills/mined"
+if "$klineage" skills show "$id" --skills "$skills/mined" >"$work/show.out" 2>&1; then
+  grep -q "^lineage $skills/mined/.*lineage.json: mined from" "$work/show.out" ||
+    fail "'klineage skills show $id' does not print the installed lineage: $(head -5 "$work/show.out")"
+else
+  fail "installed 'klineage skills show $id' failed: $(cat "$work/show.out")"
+fi
+echo "ok: installed 'klineage skills show $id' prints its lineage"
+[ $failures -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }
