@@ -20,6 +20,7 @@
   X(BlockSize) \
   X(TileSgemm) \
   X(RowRegisters) \
+  X(ReciprocalMultiply) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -1,0 +1,11 @@
+__global__ void k(int rows, int cols, const float* in, float* out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const float* x = in + (size_t)r * cols;
+  float* y = out + (size_t)r * cols;
+  float m = x[0];
+  for (int c = 1; c < cols; ++c) m = fmaxf(m, x[c]);
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) s += expf(x[c] - m);
+  for (int c = 0; c < cols; ++c) y[c] = expf(x[c] - m) / s;
+}
