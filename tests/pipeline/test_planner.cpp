@@ -243,3 +243,92 @@ TEST_CASE("planner: an unreadable effect history is a warning naming the file, a
   REQUIRE(g.rc == 0);
   CHECK(g.status.saw((p.root / "skills" / "effects.json").string() + ": not a readable effect history"));
 }
+
+namespace {
+
+// A variant's speedup from the skills of its chain (variant.json beside the gate's cubin: the
+// planner decides what to gate, this decides what each gated chain is worth): each skill's factor,
+// multiplied; 1.0 for skills not named and for the original's own jobs.
+struct ChainRunner : GpuRunner {
+  std::map<std::string, double> factor;
+  DeviceProbe probe() override {
+    DeviceProbe d;
+    d.available = true;
+    d.device = "Fake GPU";
+    d.arch = "sm_90";
+    return d;
+  }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    RunnerResult r;
+    r.device = "Fake GPU";
+    r.outcome = Outcome::Passed;
+    double s = 1.0;
+    // gate/<kernel>/<name>.cubin -> variants/<kernel>/<name>/variant.json
+    const fs::path cubin(job.variant.cubin);
+    const fs::path meta = cubin.parent_path().parent_path().parent_path() / "variants" / cubin.parent_path().filename() /
+                          cubin.stem() / "variant.json";
+    if (job.variant.cubin != job.original.cubin && fs::exists(meta))
+      for (const auto& id : nlohmann::json::parse(readFile(meta.string())).value("skills", nlohmann::json::array()))
+        if (factor.count(id.get<std::string>())) s *= factor.at(id.get<std::string>());
+    klineage::test::setTimes(r, s);
+    if (s < 1.0) r.outcome = Outcome::Slower;
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("planner: with the shipped history a row softmax reaches warp-per-row, float4 registers and the reciprocal within BUDGET", "[pipeline][planner]") {
+  // The naive row softmax of examples/experts (one thread per row), gated on its declared launch.
+  const std::string softmax = R"(__global__ void softmax_rows(int rows, int cols, const float* in, float* out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const float* x = in + (size_t)r * cols;
+  float* y = out + (size_t)r * cols;
+  float m = x[0];
+  for (int c = 1; c < cols; ++c) m = fmaxf(m, x[c]);
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) s += expf(x[c] - m);
+  for (int c = 0; c < cols; ++c) y[c] = expf(x[c] - m) / s;
+}
+
+void launch_softmax_rows(int rows, int cols, const float* in, float* out) {
+  softmax_rows<<<(rows + 255) / 256, 256>>>(rows, cols, in, out);
+}
+)";
+  const std::string workload = readFile((fs::path(KLINEAGE_SOURCE_DIR) / "examples/quickstart/klineage.toml").string()) + R"toml(
+[kernel.softmax_rows]
+grid = ["(rows + 255) / 256"]
+block = [256]
+args.rows = 4096
+args.cols = 2048
+args.in = { elements = "rows * cols", init = "uniform(-1, 1)" }
+args.out = { elements = "rows * cols", output = true }
+check = { rtol = 1e-4, atol = 1e-7 }
+)toml";
+  Project p(10, {{"src/softmax.cu", softmax}, {"klineage.toml", workload}}, {"softmax.cu"});
+  // The skill library as shipped, effects.json included (run 4 on the H200). The fake GPU pays
+  // what the catalogue's chain paid there, and 1.10x for the reciprocal; nothing else pays.
+  ChainRunner gpu;
+  gpu.factor = {{"warp-per-row-unrolled", 40.0}, {"warp-per-row", 35.0}, {"row-registers-vec4", 1.9},
+                {"row-registers", 1.3}, {"reciprocal-multiply", 1.10}};
+  Gated g;
+  FakeCompiler cc;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  opt.result_cache = false;
+  PipelineSeams seams;
+  seams.compiler = &cc;
+  seams.runner = &gpu;
+  seams.status = &g.status;
+  REQUIRE(runOptimize(opt, seams) == 0);
+  const std::vector<std::string> c = chains(p).at("softmax_rows");
+  std::string lines;
+  for (const auto& l : g.status.lines) lines += l + "\n";
+  INFO(lines << "softmax_rows:\n" << joined(c));
+  CHECK(c.size() <= 10);
+  const std::string best = "warp-per-row-unrolled+row-registers-vec4+reciprocal-multiply";
+  CHECK(std::find(c.begin(), c.end(), best) != c.end());
+  CHECK(p.report()["selected"]["softmax_rows"]["skills"] ==
+        nlohmann::json({"warp-per-row-unrolled", "row-registers-vec4", "reciprocal-multiply"}));
+}
