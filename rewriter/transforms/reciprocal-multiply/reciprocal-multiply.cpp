@@ -11,10 +11,10 @@
 // slow-path call (~10 instructions); a multiplication is one. A row softmax divides every element
 // by the row's sum: 64 divisions per lane for a 2048-column row held in registers, against one.
 // When it is sound: the divisor is a float or double scalar (a parameter or a local declared before
-// the statement) that nothing in the statement writes, and every quotient replaced only feeds
-// floating-point arithmetic (+, -, *, /, float casts) that ends in a store to a floating-point
-// variable or element. x * rn(1 / s) is then within 1.5 ulp of rn(x / s) while 1 / s is a normal
-// number, which the guard checks (|s| in [2^-126, 2^126] for float, [2^-1022, 2^1022] for double;
+// the statement) that nothing in the statement writes and whose address no one takes, and every
+// quotient replaced only feeds floating-point arithmetic (+, -, *, /, float casts) that ends in a
+// store to a floating-point variable or element. x * rn(1 / s) is then within 1.5 ulp of
+// rn(x / s) while 1 / s is a normal number, which the guard checks (|s| in [2^-126, 2^126] for float, [2^-1022, 2^1022] for double;
 // 0, infinities, NaN and subnormal divisors take the division): the results are not bit-exact, and
 // the gate's tolerance decides. A quotient that is converted to an integer, compared, or passed to a
 // function is left a division (x * rn(1/s) may land just below an integer x / s is exactly).
@@ -165,6 +165,29 @@ bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDec
   return true;
 }
 
+// Whether v may change behind its name: its address is taken or a reference bound to it anywhere in
+// the kernel (a write through the pointer would not show as a write of v). Reads, assignments to it
+// and ++/-- are its only allowed uses.
+bool escapes(clang::ASTContext& ctx, const clang::Stmt* body, const clang::VarDecl* v) {
+  using namespace clang::ast_matchers;
+  for (const clang::DeclRefExpr* ref :
+       findAllIn<clang::DeclRefExpr>(ctx, body, declRefExpr(to(varDecl(equalsNode(v)))).bind("ref"), "ref")) {
+    const clang::Stmt* cur = ref;
+    const clang::Stmt* p = parentStmt(ctx, cur);
+    while (p && llvm::isa<clang::ParenExpr>(p)) {
+      cur = p;
+      p = parentStmt(ctx, p);
+    }
+    if (auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(p); ice && ice->getCastKind() == clang::CK_LValueToRValue)
+      continue;
+    if (auto* bo = llvm::dyn_cast_or_null<clang::BinaryOperator>(p); bo && bo->isAssignmentOp() && bo->getLHS() == cur)
+      continue;
+    if (auto* uo = llvm::dyn_cast_or_null<clang::UnaryOperator>(p); uo && uo->isIncrementDecrementOp()) continue;
+    return true;
+  }
+  return false;
+}
+
 // Whether v is declared inside s (then it is not the same value on every execution of s).
 bool declaredIn(const clang::Stmt* s, const clang::VarDecl* v) {
   const auto r = s->getSourceRange();
@@ -193,6 +216,10 @@ const clang::Stmt* enclosingStatement(clang::ASTContext& ctx, const clang::Funct
       }
       if (declaredIn(s, d.var) || !onlyReads(ctx, s, d.var)) {
         *why = "the loop around it changes " + d.var->getNameAsString();
+        return nullptr;
+      }
+      if (escapes(ctx, kernel->getBody(), d.var)) {
+        *why = "the address of " + d.var->getNameAsString() + " is taken or a reference bound to it";
         return nullptr;
       }
       return s;
