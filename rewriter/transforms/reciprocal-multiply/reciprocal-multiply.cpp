@@ -14,9 +14,9 @@
 // the statement) that nothing in the statement writes and whose address no one takes, and every
 // quotient replaced only feeds floating-point arithmetic (+, -, *, /, float casts) that ends in a
 // store to a floating-point variable or element. x * rn(1 / s) is then within 1.5 ulp of
-// rn(x / s) while 1 / s is a normal number, which the guard checks (|s| in [2^-126, 2^126] for float, [2^-1022, 2^1022] for double;
-// 0, infinities, NaN and subnormal divisors take the division): the results are not bit-exact, and
-// the gate's tolerance decides. A quotient that is converted to an integer, compared, or passed to a
+// rn(x / s) while 1 / s is a normal number, which the guard checks (|s| in [2^-126, 2^126] for
+// float, [2^-1022, 2^1022] for double; 0, infinities, NaN and subnormal divisors take the
+// division): the results are not bit-exact, and the gate's tolerance decides. A quotient that is converted to an integer, compared, or passed to a
 // function is left a division (x * rn(1/s) may land just below an integer x / s is exactly).
 // The statement rewritten is the innermost one in a block that holds a loop around the division,
 // so the reciprocal is computed once per execution of that loop. One divisor per statement (the one
