@@ -14,8 +14,11 @@
 #   history    the experts bench again, cold, with the library's effect history (skills/effects.json,
 #              installed with it) and whatever `experts` and `mine` of this session learned, merged
 #              into a copy of the skill library: the planner with what it learned
-#   mined      the experts bench with only the mined skills (skills/mined): which naive kernels each
-#              mined skill makes faster
+#   mined      the experts bench with the mined skills (skills/mined) standing in for the library's
+#              hand-written skills of the same transforms (vectorize-float4, tile-sgemm,
+#              unroll-constant-loops are left out; the rest of the library stays, since the mined
+#              anchors are their experts' versions: a grid-stride loop, restrict, ...): which naive
+#              kernels each mined skill speeds up on its own
 #   blocksize  the experts bench with only the block-size skills (the Kernel-Tuner-like baseline)
 #
 # usage: scripts/gpu-session.sh <klineage-install-prefix> <capture_record_check> <out> [part...]
@@ -88,8 +91,13 @@ run_part() {  # run_part <part> <seconds>: 0 done, 124 cut off, else failed
       EXPERTS_SKILLS=$skills EXPERTS_WORK=$work/experts-history EXPERTS_BUDGET=10 EXPERTS_PLANTED=0 \
         gpu_check "$t" "$o" experts ;;
     mined)
+      local md=$work/skills-mined tr
       [ -d "$prefix/share/klineage/skills/mined" ] || { echo "gpu-session: no mined skills installed"; return 1; }
-      EXPERTS_SKILLS=$prefix/share/klineage/skills/mined EXPERTS_WORK=$work/experts-mined EXPERTS_BUDGET=10 \
+      rm -rf "$md" && cp -r "$prefix/share/klineage/skills" "$md" || return 1
+      for tr in $(sed -n 's/^transform = "\(.*\)"/\1/p' "$md"/mined/*.toml | sort -u); do
+        grep -l "^transform = \"$tr\"" "$md"/*.toml | xargs -r rm -v
+      done
+      EXPERTS_SKILLS="$md;$md/mined" EXPERTS_WORK=$work/experts-mined EXPERTS_BUDGET=10 \
         EXPERTS_PLANTED=0 gpu_check "$t" "$o" experts ;;
     blocksize)
       local bs=$work/skills-blocksize
