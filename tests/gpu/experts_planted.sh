@@ -4,7 +4,8 @@
 # and a warp-per-row softmax each missing its barrier, combine step or bounds guard, a softmax with its row
 # in registers whose sum skips column 0, a 4-wide block sum and block max without their n % 4 tail, and
 # a float4 softmax row and a float4 bias read without their cols % 4 == 0 test, and a softmax that
-# multiplies by the reciprocal of each lane's partial sum, taken before the warp adds them up)
+# multiplies by the reciprocal of each lane's partial sum, taken before the warp adds them up, and a
+# float4-layout tiled sgemm that stores at the strided layout's columns)
 # against the optimized experts build's config with `klineage gate`, which must reject each one
 # (wrong-result, exit 10; or runtime-failed, exit 11, when the guards around a buffer catch a write
 # outside it first). An entry's third word is a workload file of tests/gpu/planted/ that the
@@ -21,7 +22,7 @@ for planted in "reduce_no_sync reduce_sum" "reduce_max_no_sync reduce_max" "hist
   "softmax_no_allreduce softmax_rows" "transpose_tile_no_sync transpose" "sgemm_tile_unguarded sgemm" "softmax_registers_skip_first softmax_rows" \
   "reduce_sum_vec4_no_tail reduce_sum vec4_tail.toml" "reduce_max_vec4_no_tail reduce_max vec4_tail.toml" \
   "softmax_vec4_no_multiple_check softmax_rows" "bias_gelu_vec4_no_multiple_check bias_gelu" \
-  "softmax_reciprocal_before_allreduce softmax_rows"; do
+  "softmax_reciprocal_before_allreduce softmax_rows" "sgemm_vec4_strided_store sgemm"; do
   set -- $planted
   c=$cfg
   if [ $# -ge 3 ]; then

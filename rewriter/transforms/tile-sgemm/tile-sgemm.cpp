@@ -30,9 +30,11 @@
 // return; the guards only wrap accesses). Facts the caller establishes: one block shape for every
 // launch (uniform-block-size; the launch grid changes) and that C overlaps neither A nor B (the
 // order of reads and writes across threads changes; no-overlap).
-// It refuses (with the reason) an unknown block shape or one other than 16 x 16 x 1, a kernel that
-// already uses __shared__ memory or barriers, kl_ names, preprocessor lines in the body, anything
-// written through macros, a body other than the two index declarations and the one guarded
+// Param layout = "vec4": each thread owns 4 x 4 consecutive outputs and reads A and B from shared
+// memory as float4 (tiledText). It refuses (with the reason) an unknown block shape or one other
+// than 16 x 16 x 1, a layout other than "strided" or "vec4", a kernel that already uses
+// __shared__ memory or barriers, kl_ names, preprocessor lines in the body, anything written
+// through macros, a body other than the two index declarations and the one guarded
 // dot product and store above (acc += A * B in either factor order or acc = acc + A * B; ++k or
 // k++), a transposed A or B, element types other than float, an accumulator other than float or
 // double, bounds or leading dimensions that read memory, call, or use row, col, k or acc, and C
@@ -64,6 +66,7 @@ constexpr int kMicro = 4;                         // outputs per thread in each 
 constexpr int kTile = kThreads * kMicro;          // 64: rows and columns of C per block
 constexpr int kDepth = 16;                        // K per shared tile
 constexpr int kPad = 2;                           // kl_As row pad: transposed stores hit 32 banks
+constexpr int kPadVec4 = 4;                       // layout vec4: rows 16-byte aligned (2-way store conflicts)
 constexpr int kBlock = kThreads * kThreads;       // 256 threads
 constexpr int kAPasses = kTile * kDepth / kBlock; // 4 loads of A per thread and tile
 constexpr int kBPasses = kDepth * kTile / kBlock; // 4 loads of B per thread and tile
@@ -114,17 +117,25 @@ std::string naiveText(const Gemm& g, const Layout& L) {
   return s;
 }
 
-std::string tiledText(const Gemm& g, const Layout& L) {
+// vec4: each thread owns a 4 x 4 block of consecutive rows and columns (rows 4 * ty + i, columns
+// 4 * tx + j of the tile) and reads its 4 values of A and of B per k as one float4 each from shared
+// memory (2 shared loads per 16 FMAs instead of 8); kl_As's rows are padded to 68 floats so each
+// row starts 16-byte aligned.
+std::string tiledText(const Gemm& g, const Layout& L, bool vec4) {
   const std::string T = num(kThreads), TM = num(kTile), TK = num(kDepth), U = num(kMicro);
+  const int pad = vec4 ? kPadVec4 : kPad;
+  const std::string align = vec4 ? "__align__(16) " : "";
   const std::string P = "#pragma unroll";
   auto loop = [&](const char* v, int n) {
     return std::string("for (int ") + v + " = 0; " + v + " < " + num(n) + "; ++" + v + ")";
   };
   std::string s;
   s += L.line(1, "// kl: a " + TM + " x " + TM + " tile of C per " + T + " x " + T + " block, " + U + " x " + U +
-                     " outputs per thread (strided by " + T + "), K in steps of " + TK);
-  s += L.line(1, "__shared__ float kl_As[" + TK + "][" + TM + " + " + num(kPad) + "];  // A's tile, transposed");
-  s += L.line(1, "__shared__ float kl_Bs[" + TK + "][" + TM + "];");
+                     (vec4 ? " consecutive outputs per thread (read as float4 from shared memory)"
+                           : " outputs per thread (strided by " + T + ")") +
+                     ", K in steps of " + TK);
+  s += L.line(1, "__shared__ " + align + "float kl_As[" + TK + "][" + TM + " + " + num(pad) + "];  // A's tile, transposed");
+  s += L.line(1, "__shared__ " + align + "float kl_Bs[" + TK + "][" + TM + "];");
   s += L.line(1, "const " + g.row_type + " kl_r0 = blockIdx.y * " + TM + ";");
   s += L.line(1, "const " + g.col_type + " kl_c0 = blockIdx.x * " + TM + ";");
   s += L.line(1, "const int kl_t = threadIdx.y * " + T + " + threadIdx.x;");
@@ -153,11 +164,18 @@ std::string tiledText(const Gemm& g, const Layout& L) {
   s += L.line(2, "__syncthreads();");
   s += L.line(2, P);
   s += L.line(2, loop("kl_kk", kDepth) + " {");
-  s += L.line(3, "float kl_a[" + U + "], kl_b[" + U + "];");
-  s += L.line(3, P);
-  s += L.line(3, loop("kl_i", kMicro) + " kl_a[kl_i] = kl_As[kl_kk][threadIdx.y + " + T + " * kl_i];");
-  s += L.line(3, P);
-  s += L.line(3, loop("kl_j", kMicro) + " kl_b[kl_j] = kl_Bs[kl_kk][threadIdx.x + " + T + " * kl_j];");
+  if (vec4) {
+    s += L.line(3, "const float4 kl_a4 = *reinterpret_cast<const float4*>(&kl_As[kl_kk][threadIdx.y * " + U + "]);");
+    s += L.line(3, "const float4 kl_b4 = *reinterpret_cast<const float4*>(&kl_Bs[kl_kk][threadIdx.x * " + U + "]);");
+    s += L.line(3, "const float kl_a[" + U + "] = {kl_a4.x, kl_a4.y, kl_a4.z, kl_a4.w};");
+    s += L.line(3, "const float kl_b[" + U + "] = {kl_b4.x, kl_b4.y, kl_b4.z, kl_b4.w};");
+  } else {
+    s += L.line(3, "float kl_a[" + U + "], kl_b[" + U + "];");
+    s += L.line(3, P);
+    s += L.line(3, loop("kl_i", kMicro) + " kl_a[kl_i] = kl_As[kl_kk][threadIdx.y + " + T + " * kl_i];");
+    s += L.line(3, P);
+    s += L.line(3, loop("kl_j", kMicro) + " kl_b[kl_j] = kl_Bs[kl_kk][threadIdx.x + " + T + " * kl_j];");
+  }
   s += L.line(3, P);
   s += L.line(3, loop("kl_i", kMicro));
   s += L.line(4, P);
@@ -169,8 +187,13 @@ std::string tiledText(const Gemm& g, const Layout& L) {
   s += L.line(1, loop("kl_i", kMicro));
   s += L.line(2, P);
   s += L.line(2, loop("kl_j", kMicro) + " {");
-  s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y + " + T + " * kl_i;");
-  s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x + " + T + " * kl_j;");
+  if (vec4) {
+    s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y * " + U + " + kl_i;");
+    s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x * " + U + " + kl_j;");
+  } else {
+    s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y + " + T + " * kl_i;");
+    s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x + " + T + " * kl_j;");
+  }
   s += L.line(3, "if (" + g.guard + ") {");
   s += L.line(4, g.acc_type + " " + g.acc + " = kl_acc[kl_i][kl_j];");
   s += L.line(4, g.store);
@@ -429,6 +452,14 @@ std::optional<BodyText> bodyText(const Src& src, const clang::CompoundStmt* body
   return b;
 }
 
+// The `layout` parameter: "strided" (default) or "vec4"; nullopt for anything else.
+std::optional<bool> vec4Layout(const TransformParams& p) {
+  auto it = p.find("layout");
+  if (it == p.end() || it->second == "strided" || it->second == "\"strided\"") return false;
+  if (it->second == "vec4" || it->second == "\"vec4\"") return true;
+  return std::nullopt;
+}
+
 std::string shapeText(const Dim3& d) { return num(d.x) + "x" + num(d.y) + "x" + num(d.z); }
 
 class TileSgemm : public Transform {
@@ -445,6 +476,8 @@ class TileSgemm : public Transform {
     using namespace clang::ast_matchers;
     auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     if (!body) return TransformResult::no("the kernel has no body");
+    const std::optional<bool> vec4 = vec4Layout(req.params);
+    if (!vec4) return TransformResult::no("the parameter layout must be \"strided\" or \"vec4\"");
     auto shared = varDecl(hasAttr(clang::attr::CUDAShared));
     if (!findAllIn<clang::Decl>(ctx, body, decl(shared).bind("d"), "d").empty() ||
         !findAllIn<clang::Expr>(ctx, body, declRefExpr(to(shared)).bind("e"), "e").empty())
@@ -631,14 +664,15 @@ class TileSgemm : public Transform {
     g.a_access = sourceText(ctx, fa->getSourceRange());
     g.b_access = sourceText(ctx, fb->getSourceRange());
     g.store = src.slice(src.off(in[2]->getBeginLoc()), src.stmtEnd(in[2]));
-    if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, tiledText(g, bt->layout)))
+    if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, tiledText(g, bt->layout, *vec4)))
       return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;
     geo.grid_x_divisor = kMicro;
     geo.grid_y_divisor = kMicro;
     return TransformResult::yes("tiled GEMM: " + num(kTile) + " x " + num(kTile) + " of " + pc->getNameAsString() +
                                     " per " + num(kThreads) + " x " + num(kThreads) + " block, " + num(kMicro) + " x " +
-                                    num(kMicro) + " per thread, " + g.k + " in steps of " + num(kDepth) +
+                                    num(kMicro) + (*vec4 ? " consecutive per thread (float4 shared reads)" : " per thread") +
+                                    ", " + g.k + " in steps of " + num(kDepth) +
                                     " (grid / " + num(kMicro) + " in x and y)",
                                 geo);
   }
@@ -712,7 +746,10 @@ class TileSgemm : public Transform {
     std::string why;
     auto bt = bodyText(src, body, &why);
     if (!bt) return not_ours;
-    if (src.slice(bt->begin, bt->end) != tiledText(g, bt->layout)) return not_ours;
+    // The layout the parameters name (so forward with the same parameters gives this text back).
+    const std::optional<bool> vec4 = vec4Layout(req.params);
+    if (!vec4) return TransformResult::no("the parameter layout must be \"strided\" or \"vec4\"");
+    if (src.slice(bt->begin, bt->end) != tiledText(g, bt->layout, *vec4)) return not_ours;
     if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, naiveText(g, bt->layout)))
       return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;  // forward's grid / 4 in x and y undone
