@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <clang/AST/Mangle.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Attr.h>
 #include <clang/Lex/Lexer.h>
@@ -93,6 +94,38 @@ bool usesDecl(const clang::Stmt* s, const clang::ValueDecl* d) {
   v.d = d;
   v.TraverseStmt(const_cast<clang::Stmt*>(s));
   return v.found;
+}
+
+std::vector<const clang::DeclRefExpr*> refsTo(const clang::Stmt* s, const clang::ValueDecl* d) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    const clang::ValueDecl* d;
+    std::vector<const clang::DeclRefExpr*> refs;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+      if (e->getDecl() == d) refs.push_back(e);
+      return true;
+    }
+  } v;
+  v.d = d;
+  if (s) v.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return v.refs;
+}
+
+bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
+  for (const clang::DeclRefExpr* ref : refsTo(s, v)) {
+    const clang::Stmt* cur = ref;
+    while (true) {
+      auto parents = ctx.getParents(*cur);
+      const clang::Stmt* p = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+      if (auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(p)) {
+        cur = pe;
+        continue;
+      }
+      auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(p);
+      if (!ice || ice->getCastKind() != clang::CK_LValueToRValue) return false;
+      break;
+    }
+  }
+  return true;
 }
 
 const clang::ValueDecl* referencedDecl(const clang::Expr* e) {

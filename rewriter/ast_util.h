@@ -32,6 +32,13 @@ const clang::FunctionDecl* findKernel(clang::ASTContext& ctx, const std::string&
 // Whether statement s refers to d anywhere.
 bool usesDecl(const clang::Stmt* s, const clang::ValueDecl* d);
 
+// Every reference to d under s.
+std::vector<const clang::DeclRefExpr*> refsTo(const clang::Stmt* s, const clang::ValueDecl* d);
+
+// Whether every use of v under s only reads it (an lvalue-to-rvalue conversion, through parentheses):
+// no assignment, increment, address taken or reference bound.
+bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v);
+
 // A VarDecl or ParmVarDecl referenced by expression e (after ignoring parens/casts), or null.
 const clang::ValueDecl* referencedDecl(const clang::Expr* e);
 

@@ -25,11 +25,8 @@ using namespace klineage;
 
 namespace {
 
-// A variant's speedup from what the gate asks: vectorized (a quarter of the threads) `vector`,
-// a changed block size `block`, anything else `other`.
-struct ScriptedRunner : GpuRunner {
-  double vector = 1.30, block = 1.0, other = 1.0;
-  size_t jobs = 0;
+// A GPU that is there (sm_90); what its jobs are worth is the subclass's.
+struct FakeGpu : GpuRunner {
   DeviceProbe probe() override {
     DeviceProbe d;
     d.available = true;
@@ -37,6 +34,13 @@ struct ScriptedRunner : GpuRunner {
     d.arch = "sm_90";
     return d;
   }
+};
+
+// A variant's speedup from what the gate asks: vectorized (a quarter of the threads) `vector`,
+// a changed block size `block`, anything else `other`.
+struct ScriptedRunner : FakeGpu {
+  double vector = 1.30, block = 1.0, other = 1.0;
+  size_t jobs = 0;
   RunnerResult run(const RunnerJob& job, const std::string&, double) override {
     ++jobs;
     RunnerResult r;
@@ -56,7 +60,7 @@ struct Gated {
   int rc = -1;
 };
 
-Gated optimize(const Project& p, ScriptedRunner& gpu, bool with_gpu = true) {
+Gated optimize(const Project& p, GpuRunner& gpu, bool with_gpu = true) {
   Gated g;
   FakeCompiler cc;
   OptimizeOptions opt;
@@ -249,15 +253,8 @@ namespace {
 // A variant's speedup from the skills of its chain (variant.json beside the gate's cubin: the
 // planner decides what to gate, this decides what each gated chain is worth): each skill's factor,
 // multiplied; 1.0 for skills not named and for the original's own jobs.
-struct ChainRunner : GpuRunner {
+struct ChainRunner : FakeGpu {
   std::map<std::string, double> factor;
-  DeviceProbe probe() override {
-    DeviceProbe d;
-    d.available = true;
-    d.device = "Fake GPU";
-    d.arch = "sm_90";
-    return d;
-  }
   RunnerResult run(const RunnerJob& job, const std::string&, double) override {
     RunnerResult r;
     r.device = "Fake GPU";
@@ -312,16 +309,8 @@ check = { rtol = 1e-4, atol = 1e-7 }
   ChainRunner gpu;
   gpu.factor = {{"warp-per-row-unrolled", 40.0}, {"warp-per-row", 35.0}, {"row-registers-vec4", 1.9},
                 {"row-registers", 1.3}, {"reciprocal-multiply", 1.10}};
-  Gated g;
-  FakeCompiler cc;
-  OptimizeOptions opt;
-  opt.config = p.config;
-  opt.result_cache = false;
-  PipelineSeams seams;
-  seams.compiler = &cc;
-  seams.runner = &gpu;
-  seams.status = &g.status;
-  REQUIRE(runOptimize(opt, seams) == 0);
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
   const std::vector<std::string> c = chains(p).at("softmax_rows");
   std::string lines;
   for (const auto& l : g.status.lines) lines += l + "\n";

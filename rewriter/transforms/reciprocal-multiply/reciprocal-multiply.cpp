@@ -78,13 +78,8 @@ std::optional<Division> asDivision(const clang::Expr* e) {
   if (!kind) return std::nullopt;
   const auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bo->getRHS()->IgnoreParenImpCasts());
   const auto* v = dre ? llvm::dyn_cast<clang::VarDecl>(dre->getDecl()) : nullptr;
+  // Of the division's own type: the divisor reaches it without a conversion.
   if (!v || floatKind(v->getType()) != kind || v->getType()->isReferenceType()) return std::nullopt;
-  // The divisor must reach the division without a conversion (an lvalue-to-rvalue read only).
-  for (const clang::Expr* r = bo->getRHS(); r != dre;) {
-    if (auto* p = llvm::dyn_cast<clang::ParenExpr>(r)) r = p->getSubExpr();
-    else if (auto* c = llvm::dyn_cast<clang::ImplicitCastExpr>(r); c && c->getCastKind() == clang::CK_LValueToRValue) r = c->getSubExpr();
-    else return std::nullopt;
-  }
   if (v->getType().isVolatileQualified() || v->hasAttr<clang::CUDASharedAttr>() || v->hasAttr<clang::CUDAConstantAttr>() ||
       v->hasAttr<clang::CUDADeviceAttr>() || !(v->hasLocalStorage() || llvm::isa<clang::ParmVarDecl>(v)))
     return std::nullopt;
@@ -120,8 +115,8 @@ bool feedsOnlyFloatStores(clang::ASTContext& ctx, const clang::Expr* e) {
           continue;
         case clang::BO_Assign: case clang::BO_AddAssign: case clang::BO_SubAssign: case clang::BO_MulAssign:
         case clang::BO_DivAssign:
-          // the stored value (not the lvalue), into a floating-point lvalue; the assignment's own
-          // value must not be used further (a statement, or a comma's left side)
+          // the stored value (not the lvalue), into a floating-point lvalue; the assignment is a
+          // statement of its own (its value is not used further)
           if (bo->getRHS() != cur) return false;
           if (!floatKind(bo->getLHS()->getType())) return false;
           {
@@ -145,33 +140,11 @@ bool isLoop(const clang::Stmt* s) {
          llvm::isa<clang::CXXForRangeStmt>(s);
 }
 
-// Whether every reference to v under s reads it (no assignment, increment or address taken).
-bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
-  using namespace clang::ast_matchers;
-  for (const clang::DeclRefExpr* ref :
-       findAllIn<clang::DeclRefExpr>(ctx, s, declRefExpr(to(varDecl(equalsNode(v)))).bind("ref"), "ref")) {
-    const clang::Stmt* cur = ref;
-    while (true) {
-      const clang::Stmt* p = parentStmt(ctx, cur);
-      if (auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(p)) {
-        cur = pe;
-        continue;
-      }
-      auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(p);
-      if (!ice || ice->getCastKind() != clang::CK_LValueToRValue) return false;
-      break;
-    }
-  }
-  return true;
-}
-
 // Whether v may change behind its name: its address is taken or a reference bound to it anywhere in
 // the kernel (a write through the pointer would not show as a write of v). Reads, assignments to it
 // and ++/-- are its only allowed uses.
 bool escapes(clang::ASTContext& ctx, const clang::Stmt* body, const clang::VarDecl* v) {
-  using namespace clang::ast_matchers;
-  for (const clang::DeclRefExpr* ref :
-       findAllIn<clang::DeclRefExpr>(ctx, body, declRefExpr(to(varDecl(equalsNode(v)))).bind("ref"), "ref")) {
+  for (const clang::DeclRefExpr* ref : refsTo(body, v)) {
     const clang::Stmt* cur = ref;
     const clang::Stmt* p = parentStmt(ctx, cur);
     while (p && llvm::isa<clang::ParenExpr>(p)) {
@@ -259,22 +232,28 @@ size_t statementBegin(const Src& src, const clang::Stmt* s) {
   return src.blankBefore(b) ? b : std::string::npos;
 }
 
-// The divisions by v under s that forward replaces (all those whose quotient feeds only stores).
-std::vector<Division> divisionsBy(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
+// Every float or double division by a variable under s (asDivision), in no particular order.
+std::vector<Division> divisionsIn(clang::ASTContext& ctx, const clang::Stmt* s) {
   using namespace clang::ast_matchers;
   std::vector<Division> out;
-  for (const clang::Expr* e : findAllIn<clang::Expr>(
-           ctx, s, binaryOperator(hasAnyOperatorName("/", "/=")).bind("d"), "d")) {
-    auto d = asDivision(e);
-    if (!d || d->var != v) continue;
-    if (llvm::isa<clang::CompoundAssignOperator>(d->op)) {
-      const clang::Stmt* up = parentStmt(ctx, d->op);
+  for (const clang::Expr* e : findAllIn<clang::Expr>(ctx, s, binaryOperator(hasAnyOperatorName("/", "/=")).bind("d"), "d"))
+    if (auto d = asDivision(e)) out.push_back(*d);
+  return out;
+}
+
+// The divisions by v under s that forward replaces (all those whose quotient feeds only stores).
+std::vector<Division> divisionsBy(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
+  std::vector<Division> out;
+  for (const Division& d : divisionsIn(ctx, s)) {
+    if (d.var != v) continue;
+    if (llvm::isa<clang::CompoundAssignOperator>(d.op)) {
+      const clang::Stmt* up = parentStmt(ctx, d.op);
       if (up && llvm::isa<clang::Expr>(up)) continue;  // x /= s used as a value
-      if (!floatKind(llvm::cast<clang::BinaryOperator>(d->op)->getLHS()->getType())) continue;
-    } else if (!feedsOnlyFloatStores(ctx, d->op)) {
+      if (!floatKind(llvm::cast<clang::BinaryOperator>(d.op)->getLHS()->getType())) continue;
+    } else if (!feedsOnlyFloatStores(ctx, d.op)) {
       continue;
     }
-    out.push_back(*d);
+    out.push_back(d);
   }
   std::sort(out.begin(), out.end(), [](const Division& a, const Division& b) { return a.op->getBeginLoc() < b.op->getBeginLoc(); });
   return out;
@@ -358,7 +337,6 @@ class ReciprocalMultiply : public Transform {
     auto& ctx = req.ctx;
     Src src(ctx);
     if (!req.kernel->hasBody()) return TransformResult::no("the kernel has no body");
-    using namespace clang::ast_matchers;
     struct Site {
       const clang::Stmt* stmt;
       const clang::VarDecl* var;
@@ -371,27 +349,23 @@ class ReciprocalMultiply : public Transform {
       const std::string line = "line " + std::to_string(src.sm.getSpellingLineNumber(s->getBeginLoc())) + ": " + w;
       if (why.find(line) == std::string::npos) why += (why.empty() ? "" : "; ") + line;
     };
-    for (const clang::Expr* e : findAllIn<clang::Expr>(
-             ctx, req.kernel->getBody(),
-             binaryOperator(hasAnyOperatorName("/", "/=")).bind("d"), "d")) {
-      auto d = asDivision(e);
-      if (!d) continue;  // not a float or double division by a variable
+    for (const Division& d : divisionsIn(ctx, req.kernel->getBody())) {
       std::string w;
-      const clang::Stmt* s = enclosingStatement(ctx, req.kernel, *d, &w);
+      const clang::Stmt* s = enclosingStatement(ctx, req.kernel, d, &w);
       if (!s) {
-        note(e, "division by " + d->var->getNameAsString() + ": " + w);
+        note(d.op, "division by " + d.var->getNameAsString() + ": " + w);
         continue;
       }
       bool known = false;
-      for (const Site& x : sites) known = known || (x.stmt == s && x.var == d->var);
+      for (const Site& x : sites) known = known || (x.stmt == s && x.var == d.var);
       if (known) continue;
-      std::vector<Division> divs = divisionsBy(ctx, s, d->var);
+      std::vector<Division> divs = divisionsBy(ctx, s, d.var);
       if (divs.empty()) {
-        note(e, "the quotient by " + d->var->getNameAsString() +
+        note(d.op, "the quotient by " + d.var->getNameAsString() +
                     " is not only stored as a float (converted, compared or passed on: a rounding difference could matter)");
         continue;
       }
-      sites.push_back({s, d->var, d->kind, std::move(divs)});
+      sites.push_back({s, d.var, d.kind, std::move(divs)});
     }
     if (sites.empty())
       return TransformResult::no("no float or double division by a variable that a loop does not change" +

@@ -455,8 +455,8 @@ std::optional<BodyText> bodyText(const Src& src, const clang::CompoundStmt* body
 // The `layout` parameter: "strided" (default) or "vec4"; nullopt for anything else.
 std::optional<bool> vec4Layout(const TransformParams& p) {
   auto it = p.find("layout");
-  if (it == p.end() || it->second == "strided" || it->second == "\"strided\"") return false;
-  if (it->second == "vec4" || it->second == "\"vec4\"") return true;
+  if (it == p.end() || it->second == "strided") return false;
+  if (it->second == "vec4") return true;
   return std::nullopt;
 }
 

@@ -67,27 +67,6 @@ bool isBarePragmaUnroll(const clang::LoopHintAttr* h) {
          !h->getValue();
 }
 
-// Whether every use of `v` under `s` only reads it.
-bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
-  using namespace clang::ast_matchers;
-  for (const clang::DeclRefExpr* ref :
-       findAllIn<clang::DeclRefExpr>(ctx, s, declRefExpr(to(varDecl(equalsNode(v)))).bind("ref"), "ref")) {
-    const clang::Stmt* cur = ref;
-    while (true) {
-      auto parents = ctx.getParents(*cur);
-      const clang::Stmt* p = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
-      if (auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(p)) {
-        cur = pe;
-        continue;
-      }
-      auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(p);
-      if (!ice || ice->getCastKind() != clang::CK_LValueToRValue) return false;
-      break;
-    }
-  }
-  return true;
-}
-
 struct Counted {
   i128 trip = 0;
   std::string why;  // empty when the trip count is known
