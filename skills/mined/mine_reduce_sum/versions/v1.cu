@@ -4,10 +4,9 @@
 // shapes the inverses recognize. The `mine_experts` target; never optimized by KLineage.
 #include "mine.h"
 
-__global__ void __launch_bounds__(256) mine_reduce_sum(int n, const float* __restrict__ x, float* __restrict__ out) {
+__global__ void __launch_bounds__(256) mine_reduce_sum(int n, float* x, float* out) {
   float kl_sum = 0;
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) kl_sum += x[i];
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i];
   // one sum per warp, then per block, then one atomic per block
   for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
   __shared__ float kl_warp_sums[32];

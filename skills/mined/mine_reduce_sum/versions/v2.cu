@@ -4,7 +4,7 @@
 // shapes the inverses recognize. The `mine_experts` target; never optimized by KLineage.
 #include "mine.h"
 
-__global__ void __launch_bounds__(256) mine_reduce_sum(int n, float* x, float* out) {
+__global__ void mine_reduce_sum(int n, const float* __restrict__ x, float* __restrict__ out) {
   float kl_sum = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i];
   // one sum per warp, then per block, then one atomic per block

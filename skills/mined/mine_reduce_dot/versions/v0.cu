@@ -1,0 +1,29 @@
+// A mineable expert (docs/lineage.md in KLineage): the naive reduce_dot of src/naive/reduce.cu as
+// block-reduce-atomic writes it with coarsen 16 and unroll 4 (a grid-stride sum in a register under
+// `#pragma unroll 4`, warp shuffles, one atomicAdd per block, grid.x / 16). Its inverse walks it back
+// to the naive kernel: -block-reduce-atomic (grid.x * coarsen). The `mine_experts` target; never
+// optimized by KLineage.
+#include "mine.h"
+
+__global__ void mine_reduce_dot(int n, float* x, float* y, float* out) {
+  float kl_sum = 0;
+  #pragma unroll 4
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) kl_sum += x[i] * y[i];
+  // one sum per warp, then per block, then one atomic per block
+  for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+  __shared__ float kl_warp_sums[32];
+  if (threadIdx.x % 32 == 0) kl_warp_sums[threadIdx.x / 32] = kl_sum;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    kl_sum = threadIdx.x < blockDim.x / 32 ? kl_warp_sums[threadIdx.x] : 0;
+    for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);
+    if (threadIdx.x == 0) atomicAdd(out, kl_sum);
+  }
+}
+
+cudaError_t launch_mine_reduce_dot(int n, float* x, float* y, float* out) {
+  cudaError_t err = cudaMemsetAsync(out, 0, sizeof(float));
+  if (err != cudaSuccess) return err;
+  mine_reduce_dot<<<(n + 4095) / 4096, 256>>>(n, x, y, out);  // 256 threads x 16 elements per block
+  return cudaGetLastError();
+}
