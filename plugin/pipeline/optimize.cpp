@@ -32,6 +32,27 @@
 namespace klineage {
 namespace fs = std::filesystem;
 
+namespace {
+
+// Where a run's time goes (report.json "stages"): each lap is the time since the one before.
+class StageClock {
+ public:
+  void lap(const std::string& stage) {
+    const auto now = std::chrono::steady_clock::now();
+    stages_.push_back({stage, std::chrono::duration<double>(now - last_).count()});
+    last_ = now;
+  }
+  // Seconds from the start to the last lap (the sum of the laps).
+  double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
+  const std::vector<std::pair<std::string, double>>& stages() const { return stages_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+  std::vector<std::pair<std::string, double>> stages_;
+};
+
+}  // namespace
+
 std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& staging_dir) {
   if (cfg.backend == "slurm") {
     SlurmOptions o;
@@ -176,10 +197,12 @@ int gateExit(const std::vector<VariantReport>& reports) {
 
 int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, const Plans& plans,
            const std::vector<Skill>& skills, std::vector<VariantReport>& reports,
-           std::map<std::string, std::vector<std::string>>& refusals, std::chrono::steady_clock::time_point t0) {
+           std::map<std::string, std::vector<std::string>>& refusals, StageClock& clock) {
   if (opt.measure_build) {
     Report rep = makeReport(p, plans, reports, {}, refusals);
-    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    clock.lap("report");
+    rep.seconds = clock.total();
+    rep.stages = clock.stages();
     if (opt.report_out) *opt.report_out = std::move(rep);
     return kExitOk;
   }
@@ -196,7 +219,9 @@ int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, co
   if (opt.write_selection && !best.empty())
     selected = buildSelectedSources(p, best, plans, skills, manifest, p.layout.selectedDir(gen).string());
   Report rep = makeReport(p, plans, reports, best, refusals);
-  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  clock.lap("select");  // the winners' re-checks and their sources
+  rep.seconds = clock.total();
+  rep.stages = clock.stages();
   // `klineage gate` reports beside the optimize report, never over it; the selection (what the
   // build reads) is written last.
   const std::string report_path = p.layout.report(!opt.write_selection).string();
@@ -252,7 +277,7 @@ bool nothingChanged(const TargetSetup& setup, const BuildTreeLayout& layout, con
 }  // namespace
 
 int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
-  const auto t0 = std::chrono::steady_clock::now();
+  StageClock clock;
   TargetSetup setup = loadTargetSetup(opt.config);
   OwnedSeams own;
   const BuildTreeLayout layout{setup.config.out_dir};
@@ -276,7 +301,9 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   fs::create_directories(layout.root);
   p.status.info("klineage: optimizing target '" + p.cfg.target + "' (" + std::to_string(p.cfg.sources.size()) +
                 " CUDA sources)");
+  clock.lap("setup");
   const Manifest manifest = extractStage(p);
+  clock.lap("extract");
   // The whole-run key over the files as this extraction read them, saved once the run succeeded.
   const std::vector<std::string> run_files = runFiles(setup, manifest);
   const std::string run_key = caching ? runKey(setup, run_files, first_probe, options) : "";
@@ -300,10 +327,14 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   }
   p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   readOriginals(p, manifest);
+  clock.lap("load");  // skills, workload, the device probe
   const auto captured = capturedLaunches(p, manifest);
   if (!captured) return kExitFailure;
+  clock.lap("capture");
   const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
+  clock.lap("compile-originals");
   const Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.only_kernel);
+  clock.lap("plan");  // the originals' replays checked on the GPU
   // The effect history the planner orders skills by (effect_history.h): the skill directories'
   // effects.json only, so a kernel's plan (and which of its variants the result cache holds) does
   // not change because other kernels were gated; what this run learns goes to the build tree.
@@ -320,8 +351,10 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   std::map<std::string, std::vector<std::string>> refusals;  // kernel -> skills that did not apply, why
   std::vector<VariantReport> reports = collectVariants(p, plans, originals, sources, refusals);
   if (optimizing) skipSameSource(p.originals, reports, {});
+  clock.lap("rewrite");
   compileVariants(p, reports);
   if (optimizing) skipSameCode(reports, {});
+  clock.lap("compile-variants");
   if (!p.gpu) {
     p.status.info("klineage: no CUDA device found (" + p.device.reason + ").");
     p.status.info("klineage: extracted, rewrote and compiled the variants; kept the original kernels (nothing was gated).");
@@ -338,7 +371,8 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     for (const auto& s : sources) s->finished(p, reports, &learned);
     learned.save(layout.effects());
   }
-  const int rc = finish(p, opt, manifest, plans, skills, reports, refusals, t0);
+  clock.lap("gate");  // every round: the later rounds' rewrites and compiles too
+  const int rc = finish(p, opt, manifest, plans, skills, reports, refusals, clock);
   if (cache) cache->prune();  // every entry this run used stays; the least recently used beyond the cap go
   if (caching && rc == kExitOk) {
     const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());

@@ -30,6 +30,8 @@ nlohmann::json reportJson(const Report& r) {
                       {"device", r.device ? nlohmann::json(*r.device) : nlohmann::json(nullptr)},
                       {"device_reason", r.device_reason}, {"arch", r.arch}, {"driver", r.driver}, {"backend", r.backend},
                       {"skipped", skipped}, {"seconds", r.seconds}};
+  j["stages"] = nlohmann::json::array();
+  for (const auto& [stage, sec] : r.stages) j["stages"].push_back({{"stage", stage}, {"seconds", sec}});
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)
     j["kernels"].push_back({{"kernel", k.kernel}, {"gated_on", k.gated_on}, {"record", k.record}, {"facts", k.facts},
@@ -75,6 +77,15 @@ void writeSummary(const Report& r, const std::string& report_path, Status& statu
   char buf[64];
   std::snprintf(buf, sizeof buf, " (%.1f s)", r.seconds);
   status.info(line + buf);
+  if (!r.stages.empty()) {
+    std::string t = "klineage: time:";
+    for (const auto& [stage, sec] : r.stages) {
+      std::snprintf(buf, sizeof buf, " %.1f s,", sec);
+      t += " " + stage + buf;
+    }
+    t.pop_back();
+    status.info(t);
+  }
   for (const auto& [name, s] : r.selected) {
     std::snprintf(buf, sizeof buf, "%.2fx", s.speedup);
     std::string chain;

@@ -41,6 +41,10 @@ struct Report {
   std::vector<VariantReport> variants;       // the originals included
   std::map<std::string, SelectedEntry> selected;
   double seconds = 0;
+  // Where those seconds went, stage by stage in run order (stage id, seconds): setup, extract,
+  // load, capture, compile-originals, plan, rewrite, compile-variants, gate (later rounds'
+  // rewrites and compiles included), select (`klineage ci`: report). Their sum is `seconds`.
+  std::vector<std::pair<std::string, double>> stages;
 
   // Variants (not originals) per outcome; every outcome present, zero or not.
   std::map<Outcome, unsigned> counts() const;

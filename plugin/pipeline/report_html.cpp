@@ -728,7 +728,15 @@ std::string renderHtmlReport(const nlohmann::json* report, const nlohmann::json*
     os << " &middot; " << esc(str(rep, "format"));
   }
   if (ci) os << (report ? " &middot; " : "") << esc(str(*ci, "format"));
-  os << "</p></header><main>";
+  os << "</p>";
+  // Where the run's time went (report.json "stages"), one line under the total.
+  if (report && at(rep, "stages").is_array() && !at(rep, "stages").empty()) {
+    os << "<p class=\"meta\" id=\"stages\">time:";
+    for (const auto& st : at(rep, "stages"))
+      if (auto sec = num(st, "seconds")) os << " " << esc(str(st, "stage")) << " " << fmt("%.1f", *sec) << " s";
+    os << "</p>";
+  }
+  os << "</header><main>";
   std::string nav, body;
   if (ci) {
     nav += "<a href=\"#ci\">CI</a>";

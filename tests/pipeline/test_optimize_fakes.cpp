@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "core/manifest.h"
 #include "gate/selection.h"
 #include "optimize.h"
+#include "status.h"
 #include "variant_source.h"
 #include "support/pipeline_project.h"
 
@@ -198,4 +200,63 @@ TEST_CASE("pipeline: skills are tried by search_rank, then measured effect, then
                                         "block-size-512"});
   CHECK(measuredSpeedup(v[1]) == Approx(std::sqrt(1.2 * 1.6)));
   CHECK(measuredSpeedup(v[2]) == 1.0);
+}
+
+namespace {
+// The fakes, each taking a known time per call, so the report's stages can be checked against it.
+struct SlowRunner : FakeRunner {
+  RunnerResult run(const RunnerJob& job, const std::string& dir, double t) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    return FakeRunner::run(job, dir, t);
+  }
+};
+struct SlowCompiler : FakeCompiler {
+  CompileResult compile(const CompileRequest& req) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return FakeCompiler::compile(req);
+  }
+};
+}  // namespace
+
+TEST_CASE("pipeline: the report says where the run's time went, stage by stage", "[pipeline]") {
+  Project p(4);
+  SlowCompiler cc;
+  SlowRunner gpu;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  opt.jobs = 1;  // one compile at a time: compile time adds up
+  RecordingStatus log;
+  PipelineSeams seams;
+  seams.compiler = &cc;
+  seams.runner = &gpu;
+  seams.status = &log;
+  REQUIRE(runOptimize(opt, seams) == 0);
+  const nlohmann::json rep = p.report();
+  std::vector<std::string> names;
+  std::map<std::string, double> sec;
+  double sum = 0;
+  for (const auto& s : rep["stages"]) {
+    names.push_back(s["stage"].get<std::string>());
+    sec[names.back()] = s["seconds"].get<double>();
+    CHECK(sec[names.back()] >= 0);
+    sum += sec[names.back()];
+  }
+  CHECK(names == std::vector<std::string>{"setup", "extract", "load", "capture", "compile-originals", "plan",
+                                          "rewrite", "compile-variants", "gate", "select"});
+  CHECK(sum == Approx(rep["seconds"].get<double>()).margin(1e-6));
+  // The gate ran every job at 40 ms, the winners' re-checks in select; the compiles were 30 ms each.
+  size_t gated = 0, rechecks = 0;
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["is_original"].get<bool>() || v["outcome"] == "not-run") continue;
+    (v["variant"]["id"].get<std::string>().find("-recheck") != std::string::npos ? rechecks : gated) += 1;
+  }
+  REQUIRE(gated >= 4);
+  CHECK(sec["gate"] >= 0.040 * static_cast<double>(gated));
+  CHECK(sec["gate"] + sec["select"] >= 0.040 * static_cast<double>(gpu.jobs.size()));
+  CHECK(sec["compile-originals"] >= 0.030 * 2);  // saxpy.cu and relu.cu
+  CHECK(sec["compile-variants"] >= 0.030 * static_cast<double>(gated));
+  CHECK(sec["extract"] > 0);
+  // ... and the console says it in one line.
+  CHECK(log.saw("klineage: time: setup "));
+  CHECK(log.saw(", gate "));
 }

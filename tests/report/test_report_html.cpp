@@ -267,3 +267,21 @@ TEST_CASE("report: write the page for the browser test", "[.make-report]") {
   const nlohmann::json ci = test::makeCiJson();
   writeHtmlReport(&rep, &ci, out);
 }
+
+TEST_CASE("report: the page says where the run's time went, stage by stage", "[report]") {
+  const nlohmann::json& rep = realReport();
+  const std::string html = renderHtmlReport(&rep, nullptr);
+  REQUIRE(rep["stages"].size() >= 8);
+  const size_t at = html.find("<p class=\"meta\" id=\"stages\">time:");
+  REQUIRE(at != std::string::npos);
+  const std::string line = html.substr(at, html.find("</p>", at) - at);
+  char buf[64];
+  for (const auto& st : rep["stages"]) {
+    std::snprintf(buf, sizeof buf, " %.1f s", st["seconds"].get<double>());
+    CHECK(has(line, " " + st["stage"].get<std::string>() + buf));
+  }
+  // A report without stages (older, or hand-made) has no such line.
+  nlohmann::json old = rep;
+  old.erase("stages");
+  CHECK_FALSE(has(renderHtmlReport(&old, nullptr), "id=\"stages\""));
+}
