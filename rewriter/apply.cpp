@@ -39,13 +39,13 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
     r.reason = parsed + " is not one of the target's sources";
     return r;
   }
-  ParsedUnit pu = parseUnit(parsed, ait->second, r.overlay);
-  if (!pu.ast) {
+  const std::shared_ptr<ParsedUnit> pu = sharedParse(parsed, ait->second, r.overlay);
+  if (!pu->ast) {
     r.reason = "clang could not parse " + parsed;
-    r.errors = pu.errors;
+    r.errors = pu->errors;
     return r;
   }
-  auto& ctx = pu.ast->getASTContext();
+  auto& ctx = pu->ast->getASTContext();
   const clang::FunctionDecl* fd = findKernel(ctx, kernel_name, header ? kernel_file : "");
   if (!fd) {
     r.reason = "kernel " + kernel_name + " is not defined in " + kernel_file + (header ? " (as included by " + parsed + ")" : "");
@@ -71,18 +71,19 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
   Overlay next = r.overlay;
   next[kernel_file] = edited_text;
   // The edit must leave a file that still parses, and the kernel must still be there.
-  ParsedUnit check = parseUnit(parsed, ait->second, next);
-  if (!check.ast || check.error_count > 0) {
+  // Shared: the next step of the chain starts from this parse.
+  const std::shared_ptr<ParsedUnit> check = sharedParse(parsed, ait->second, next);
+  if (!check->ast || check->error_count > 0) {
     r.reason = t.id() + " produced code that does not parse";
-    r.errors = check.errors;
+    r.errors = check->errors;
     return r;
   }
-  const clang::FunctionDecl* after = findKernel(check.ast->getASTContext(), kernel_name, header ? kernel_file : "");
+  const clang::FunctionDecl* after = findKernel(check->ast->getASTContext(), kernel_name, header ? kernel_file : "");
   if (!after) {
     r.reason = t.id() + " lost the kernel " + kernel_name;
     return r;
   }
-  r.kernel_after = describeKernel(check.ast->getASTContext(), after);
+  r.kernel_after = describeKernel(check->ast->getASTContext(), after);
   r.applied = true;
   r.geometry = tr.geometry;
   r.overlay = std::move(next);

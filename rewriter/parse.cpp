@@ -6,6 +6,9 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <list>
+#include <mutex>
+
 #include "core/fs.h"
 
 namespace klineage {
@@ -61,6 +64,55 @@ ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& ar
                                                      clang::tooling::getClangStripDependencyFileAdjuster(),
                                                      *mapped, &consumer);
   return out;
+}
+
+namespace {
+struct SharedParses {
+  std::mutex m;
+  std::list<std::pair<std::string, std::shared_ptr<ParsedUnit>>> lru;  // most recently used first
+  SharedParseStats stats;
+};
+SharedParses& shared() {
+  static SharedParses s;
+  return s;
+}
+// The whole of what a parse depends on: the main file, its arguments, every overlay entry.
+std::string parseKey(const std::string& file, const std::vector<std::string>& args, const Overlay& overlay) {
+  std::string k = file;
+  k += '\0';
+  for (const auto& a : args) k += a + '\x1f';
+  for (const auto& [path, text] : overlay) {
+    k += '\0' + path + '\0' + std::to_string(text.size()) + '\0';
+    k += text;
+  }
+  return k;
+}
+}  // namespace
+
+std::shared_ptr<ParsedUnit> sharedParse(const std::string& file, const std::vector<std::string>& args,
+                                        const Overlay& overlay) {
+  std::string key = parseKey(file, args, overlay);
+  SharedParses& s = shared();
+  {
+    std::lock_guard<std::mutex> lock(s.m);
+    for (auto it = s.lru.begin(); it != s.lru.end(); ++it)
+      if (it->first == key) {
+        s.lru.splice(s.lru.begin(), s.lru, it);
+        ++s.stats.hits;
+        return s.lru.front().second;
+      }
+  }
+  auto pu = std::make_shared<ParsedUnit>(parseUnit(file, args, overlay));
+  std::lock_guard<std::mutex> lock(s.m);
+  ++s.stats.parses;
+  s.lru.emplace_front(std::move(key), pu);
+  if (s.lru.size() > kSharedParses) s.lru.pop_back();
+  return pu;
+}
+
+SharedParseStats sharedParseStats() {
+  std::lock_guard<std::mutex> lock(shared().m);
+  return shared().stats;
 }
 
 }  // namespace klineage
