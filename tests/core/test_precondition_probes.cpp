@@ -2,6 +2,7 @@
 // exactly one precondition of a mined step, and a precondition no probe can break says why.
 #include <catch2/catch.hpp>
 
+#include "core/lineage.h"
 #include "core/precondition_probes.h"
 #include "core/skill.h"
 #include "support/temp_dir.h"
@@ -178,4 +179,36 @@ args.y = { elements = 4096, output = true }
     CHECK(preconditionProbes(*e.wk, e.k, e.base, {"something-new"}).unprobed.at("something-new") ==
           "no probe breaks this precondition");
   }
+}
+
+TEST_CASE("precondition verdicts: a break verifies, conclusive probes that all held drop it, else unverified",
+          "[probes][mine]") {
+  // docs/lineage.md: "not required" when probes ran and every conclusive one held; a probe that
+  // said nothing (inconclusive, not run) neither verifies nor clears a precondition.
+  auto probe = [](const std::string& pre, const std::string& outcome) {
+    StepProbe p;
+    p.precondition = pre;
+    p.outcome = outcome;
+    return p;
+  };
+  LineageStep a, b;
+  a.probes = {probe("uniform-block-size", "holds"), probe("uniform-block-size", "inconclusive"),  // mine_reduce_sum's
+              probe("no-overlap", "holds"), probe("aligned16(all pointers)", "holds"),
+              probe("aligned16(all pointers)", "breaks-speed"), probe("divisible-sizes", "not-run"),
+              probe("block-size", "unprobed"), probe("lost", "not-run"), probe("lost", "inconclusive")};
+  b.probes = {probe("no-overlap", "holds"), probe("divisible-sizes", "holds"), probe("misc", "inconclusive"),
+              probe("misc", "holds")};
+  const auto v = preconditionVerdicts({&a, &b});
+  CHECK(v.at("uniform-block-size") == "not-required");
+  CHECK(v.at("no-overlap") == "not-required");
+  CHECK(v.at("aligned16(all pointers)") == "required");
+  CHECK(v.at("divisible-sizes") == "not-required");  // not run in one step, held in the other
+  CHECK(v.at("misc") == "not-required");              // in either order
+  CHECK(v.at("block-size") == "unverified");          // no probe can break it
+  CHECK(v.at("lost") == "unverified");                // nothing conclusive
+  // A break wins over anything before or after it.
+  LineageStep c;
+  c.probes = {probe("x", "holds"), probe("x", "breaks-correctness"), probe("x", "holds")};
+  CHECK(preconditionVerdicts({&c}).at("x") == "required");
+  CHECK(preconditionVerdicts({}).empty());
 }
