@@ -22,7 +22,7 @@ const char* kSaxpy = R"(__global__ void saxpy(int n, float a, const float* x, fl
 )";
 }  // namespace
 
-TEST_CASE("sharedParse: the same file, arguments and overlay share one parse; any change parses again", "[parse]") {
+TEST_CASE("sharedParse: the same file, arguments and overlay share one parse, and any change parses again", "[parse]") {
   test::TempDir t("shared-parse");
   const std::string file = t.write("k.cu", kSaxpy);
   const std::string other = t.write("other.cu", "__global__ void o() {}\n");
