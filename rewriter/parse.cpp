@@ -7,7 +7,6 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <list>
-#include <mutex>
 
 #include "core/fs.h"
 
@@ -68,12 +67,13 @@ ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& ar
 
 namespace {
 struct SharedParses {
-  std::mutex m;
   std::list<std::pair<std::string, std::shared_ptr<ParsedUnit>>> lru;  // most recently used first
   SharedParseStats stats;
 };
+// One set per thread: an AST is not for two threads at once (clang builds its parent map and a
+// file's line table lazily, on first use), and the kernels rewritten at once share no chain.
 SharedParses& shared() {
-  static SharedParses s;
+  static thread_local SharedParses s;
   return s;
 }
 // The whole of what a parse depends on: the main file, its arguments, every overlay entry.
@@ -93,26 +93,19 @@ std::shared_ptr<ParsedUnit> sharedParse(const std::string& file, const std::vect
                                         const Overlay& overlay) {
   std::string key = parseKey(file, args, overlay);
   SharedParses& s = shared();
-  {
-    std::lock_guard<std::mutex> lock(s.m);
-    for (auto it = s.lru.begin(); it != s.lru.end(); ++it)
-      if (it->first == key) {
-        s.lru.splice(s.lru.begin(), s.lru, it);
-        ++s.stats.hits;
-        return s.lru.front().second;
-      }
-  }
+  for (auto it = s.lru.begin(); it != s.lru.end(); ++it)
+    if (it->first == key) {
+      s.lru.splice(s.lru.begin(), s.lru, it);
+      ++s.stats.hits;
+      return s.lru.front().second;
+    }
   auto pu = std::make_shared<ParsedUnit>(parseUnit(file, args, overlay));
-  std::lock_guard<std::mutex> lock(s.m);
   ++s.stats.parses;
   s.lru.emplace_front(std::move(key), pu);
   if (s.lru.size() > kSharedParses) s.lru.pop_back();
   return pu;
 }
 
-SharedParseStats sharedParseStats() {
-  std::lock_guard<std::mutex> lock(shared().m);
-  return shared().stats;
-}
+SharedParseStats sharedParseStats() { return shared().stats; }
 
 }  // namespace klineage

@@ -36,12 +36,14 @@ ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& ar
 // same parse. A skill search starts from the same sources again and again (each single skill from
 // the original, a chain's next step from its last step's re-parse), and transforms only read the
 // AST (their edits go to a Rewriter of their own), so one parse serves them all. The
-// `kSharedParses` most recently used are kept (an AST with the CUDA headers is tens of MiB).
-// Thread-safe; a parse is never shared while it is being built by another thread.
+// `kSharedParses` most recently used are kept (an AST with the CUDA headers is tens of MiB), per
+// thread: a parse is only shared within the thread that made it (Clang's AST is not for two threads
+// at once), and the threads that rewrite kernels at once (per_kernel.h) each keep their own.
 inline constexpr size_t kSharedParses = 8;
 std::shared_ptr<ParsedUnit> sharedParse(const std::string& file, const std::vector<std::string>& args,
                                         const Overlay& overlay);
-// How many sharedParse calls were answered from the kept parses, and how many parsed (tests).
+// How many of this thread's sharedParse calls were answered from the kept parses, and how many
+// parsed (tests).
 struct SharedParseStats {
   size_t hits = 0, parses = 0;
 };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -16,7 +17,9 @@ namespace klineage {
 void atomicWrite(const std::filesystem::path& path, const std::string& content) {
   namespace fs = std::filesystem;
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  // Unique per process and call: threads of one process may write beside each other.
+  static std::atomic<unsigned long> calls{0};
+  std::string tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
   const char* p = content.data();

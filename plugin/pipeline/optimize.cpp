@@ -1,5 +1,6 @@
 #include "optimize.h"
 
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "gate_loop.h"
 #include "header_kernels.h"
 #include "identical.h"
+#include "per_kernel.h"
 #include "report.h"
 #include "report_html.h"
 #include "result_cache.h"
@@ -82,13 +84,19 @@ Manifest extractStage(Pipeline& p) {
   return manifest;
 }
 
-// The originals' reports, then every source's variants of every planned kernel.
+// The originals' reports, then every source's variants of every planned kernel (several kernels
+// at once: per_kernel.h).
 std::vector<VariantReport> collectVariants(Pipeline& p, const Plans& plans, const OriginalCubins& originals,
                                            const std::vector<std::unique_ptr<VariantSource>>& sources,
                                            std::map<std::string, std::vector<std::string>>& refusals) {
+  std::vector<KernelAnswer> answers =
+      askPerKernel(p, plans.kernels.size(), sources,
+                   [&](VariantSource& s, Pipeline& q, size_t k, std::vector<std::string>* refused) {
+                     return s.variants(q, plans.kernels[k], refused);
+                   });
   std::vector<VariantReport> reports;
-  for (const auto& plan : plans.kernels) {
-    const KernelInfo& k = *plan.info;
+  for (size_t i = 0; i < plans.kernels.size(); ++i) {
+    const KernelInfo& k = *plans.kernels[i].info;
     VariantReport orig;
     orig.variant = {k.name + "/original", k.name, k.range.file, {}, {}, {}, k.range.file, k.mangled_name, "", true, {}, {}};
     orig.cubin = originals.cubin.at(unitOf(k));
@@ -97,8 +105,9 @@ std::vector<VariantReport> collectVariants(Pipeline& p, const Plans& plans, cons
       orig.reason = originals.log.at(unitOf(k)).substr(0, 4000);
     }
     reports.push_back(orig);
-    for (const auto& s : sources)
-      for (auto& r : s->variants(p, plan, &refusals[k.name])) reports.push_back(std::move(r));
+    for (auto& r : answers[i].reports) reports.push_back(std::move(r));
+    auto& refused = refusals[k.name];
+    refused.insert(refused.end(), answers[i].refusals.begin(), answers[i].refusals.end());
   }
   return reports;
 }
@@ -149,28 +158,40 @@ void repairRounds(Pipeline& p, const Plans& plans, const std::vector<std::unique
                   unsigned repeat, bool skip_identical) {
   constexpr unsigned kMaxRounds = 16;
   for (unsigned round = 1; round <= kMaxRounds; ++round) {
-    std::vector<VariantReport> next;  // each kernel's original, then its follow-ups
-    bool repairing = false;
-    for (const auto& plan : plans.kernels) {
-      const VariantReport* orig = originalOf(reports, plan.info->name);
+    // Each kernel's variants so far, and those the gate did not accept; the kernels still asked.
+    std::vector<size_t> asked;
+    std::vector<std::vector<const VariantReport*>> gated, failed;
+    for (size_t i = 0; i < plans.kernels.size(); ++i) {
+      const VariantReport* orig = originalOf(reports, plans.kernels[i].info->name);
       if (!orig || orig->cubin.empty()) continue;
-      std::vector<const VariantReport*> gated, failed;
+      asked.push_back(i);
+      gated.emplace_back();
+      failed.emplace_back();
       for (const auto& r : reports) {
-        if (r.variant.kernel != plan.info->name || r.variant.is_original) continue;
-        gated.push_back(&r);
-        if (!accepted(r.outcome)) failed.push_back(&r);
+        if (r.variant.kernel != plans.kernels[i].info->name || r.variant.is_original) continue;
+        gated.back().push_back(&r);
+        if (!accepted(r.outcome)) failed.back().push_back(&r);
       }
-      std::vector<VariantReport> more;
-      for (const auto& s : sources) {
-        for (auto& r : s->followUps(p, plan, gated, &refusals[plan.info->name])) more.push_back(std::move(r));
-        if (failed.empty()) continue;
-        std::vector<VariantReport> fixes = s->repairs(p, plan, failed, &refusals[plan.info->name]);
-        repairing = repairing || !fixes.empty();
-        for (auto& r : fixes) more.push_back(std::move(r));
-      }
-      if (more.empty()) continue;
-      next.push_back(*orig);
-      for (auto& r : more) next.push_back(std::move(r));
+    }
+    std::atomic<bool> repairing{false};
+    std::vector<KernelAnswer> answers =
+        askPerKernel(p, asked.size(), sources, [&](VariantSource& s, Pipeline& q, size_t a, std::vector<std::string>* refused) {
+          const KernelPlan& plan = plans.kernels[asked[a]];
+          std::vector<VariantReport> more = s.followUps(q, plan, gated[a], refused);
+          if (failed[a].empty()) return more;
+          std::vector<VariantReport> fixes = s.repairs(q, plan, failed[a], refused);
+          if (!fixes.empty()) repairing = true;
+          for (auto& r : fixes) more.push_back(std::move(r));
+          return more;
+        });
+    std::vector<VariantReport> next;  // each kernel's original, then its follow-ups
+    for (size_t a = 0; a < asked.size(); ++a) {
+      const std::string& name = plans.kernels[asked[a]].info->name;
+      auto& refused = refusals[name];
+      refused.insert(refused.end(), answers[a].refusals.begin(), answers[a].refusals.end());
+      if (answers[a].reports.empty()) continue;
+      next.push_back(*originalOf(reports, name));
+      for (auto& r : answers[a].reports) next.push_back(std::move(r));
     }
     if (next.empty()) return;
     size_t count = 0;

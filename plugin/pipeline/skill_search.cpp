@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -258,9 +259,11 @@ class PlannedSearch : public ChainSearch {
   PlannedSearch(const std::vector<Skill>& skills, unsigned budget, const EffectHistory* history, unsigned width)
       : ChainSearch(skills, budget), history_(history), width_(std::max(1u, width)) {}
   std::string name() const override { return "skills (planned)"; }
+  // A kernel's search is its own KernelSearch; the skills and the history are only read.
+  bool kernelsAtOnce() const override { return true; }
 
   std::vector<VariantReport> variants(Pipeline& p, const KernelPlan& plan, std::vector<std::string>* refusals) override {
-    KernelSearch& ks = kernels_[plan.info->name];
+    KernelSearch& ks = search(plan.info->name);
     ks = KernelSearch{};
     ks.gpu = p.gpu ? p.device.device : "";
     ks.nodes.push_back({State{p.originals, {}, {}, *plan.info, ""}, -1});
@@ -282,9 +285,9 @@ class PlannedSearch : public ChainSearch {
 
   std::vector<VariantReport> followUps(Pipeline& p, const KernelPlan& plan, const std::vector<const VariantReport*>& gated,
                                        std::vector<std::string>* refusals) override {
-    auto it = kernels_.find(plan.info->name);
-    if (it == kernels_.end() || !p.gpu) return {};
-    KernelSearch& ks = it->second;
+    KernelSearch* found = searched(plan.info->name);
+    if (!found || !p.gpu) return {};
+    KernelSearch& ks = *found;
     const bool j = judge(ks, gated);
     if (!j) return {};  // some of its variants are not gated yet
     Run run{p, plan, refusals, &ks.logged, {}, &ks.made};
@@ -338,7 +341,20 @@ class PlannedSearch : public ChainSearch {
     bool any_paid = false;
     std::string gpu;
   };
-  std::map<std::string, KernelSearch> kernels_;
+  std::map<std::string, KernelSearch> kernels_;  // an entry stays where it is as others are added
+  std::mutex kernels_mutex_;                       // kernels are searched on several threads
+
+  // The kernel's search, made (empty) if there is none yet.
+  KernelSearch& search(const std::string& kernel) {
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    return kernels_[kernel];
+  }
+  // The kernel's search, or nullptr when variants() has not searched it.
+  KernelSearch* searched(const std::string& kernel) {
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    auto it = kernels_.find(kernel);
+    return it == kernels_.end() ? nullptr : &it->second;
+  }
 
   // What the history says `s` does to a kernel like `st`'s (nullopt: nothing recorded).
   std::optional<EffectHistory::Expectation> expected(const KernelSearch& ks, const State& st, const Skill& s) const {

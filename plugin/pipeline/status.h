@@ -2,6 +2,7 @@
 // nothing itself; the command line supplies a console Status (plugin/cli/console_status.h), tests
 // a recording one.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,32 @@ class RecordingStatus : public Status {
       if (l.find(part) != std::string::npos) return true;
     return false;
   }
+};
+
+// Holds every call and replays them, in order, onto another Status: a kernel's lines from a
+// thread rewriting several kernels at once are printed when its turn comes, so the console reads
+// the same as one kernel at a time.
+class BufferedStatus : public Status {
+ public:
+  void info(const std::string& l) override { held_.push_back([l](Status& s) { s.info(l); }); }
+  void warning(const std::string& l) override { held_.push_back([l](Status& s) { s.warning(l); }); }
+  void error(const std::string& l) override { held_.push_back([l](Status& s) { s.error(l); }); }
+  void kernelNote(const std::string& k, const std::string& l) override {
+    held_.push_back([k, l](Status& s) { s.kernelNote(k, l); });
+  }
+  void variantFinished(const VariantReport& r, size_t done, size_t total) override {
+    held_.push_back([r, done, total](Status& s) { s.variantFinished(r, done, total); });
+  }
+  void variantCompiled(const VariantReport& r, size_t done, size_t total) override {
+    held_.push_back([r, done, total](Status& s) { s.variantCompiled(r, done, total); });
+  }
+  void replay(Status& to) {
+    for (auto& f : held_) f(to);
+    held_.clear();
+  }
+
+ private:
+  std::vector<std::function<void(Status&)>> held_;
 };
 
 }  // namespace klineage

@@ -44,6 +44,10 @@ class VariantSource {
     (void)p, (void)plan, (void)gated, (void)refusals;
     return {};
   }
+  // Whether variants() and followUps() / repairs() may run for several kernels at once, on other
+  // threads (each with a Pipeline of its own whose Status holds the lines until the kernel's turn).
+  // A source that says so keeps no state shared between kernels, or guards it. Default: no.
+  virtual bool kernelsAtOnce() const { return false; }
   // Every round is gated: `reports` is every report of the run. A source may record what it
   // learned in the effect history (`history`, nullptr when none is kept).
   virtual void finished(Pipeline& p, const std::vector<VariantReport>& reports, EffectHistory* history) {

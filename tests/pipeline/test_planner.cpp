@@ -60,11 +60,12 @@ struct Gated {
   int rc = -1;
 };
 
-Gated optimize(const Project& p, GpuRunner& gpu, bool with_gpu = true) {
+Gated optimize(const Project& p, GpuRunner& gpu, bool with_gpu = true, unsigned jobs = 0) {
   Gated g;
   FakeCompiler cc;
   OptimizeOptions opt;
   opt.config = p.config;
+  opt.jobs = jobs;
   opt.result_cache = false;
   PipelineSeams seams;
   seams.compiler = &cc;
@@ -222,6 +223,49 @@ TEST_CASE("planner: the effect history it writes orders the next plan and leaves
   for (const auto& k : again.status.lines) refusals += k + "\n";
   CHECK_THAT(refusals, Catch::Contains("skill " + *lost_on_original.begin() + " not tried") &&
                           Catch::Contains("(effect history)"));
+}
+
+TEST_CASE("planner: kernels searched at once make the same variants, refusals and lines as one at a time", "[pipeline][planner]") {
+  // Every round asks the planner about all kernels at once (per_kernel.h); the variants' numbers,
+  // chains and texts, the report's refusals and the console's lines must not depend on it.
+  struct Run {
+    Project p{10};
+    ScriptedRunner gpu;
+    Gated g;
+  };
+  auto run = [](Run& r, unsigned jobs) {
+    libraryWithoutHistory(r.p);
+    r.gpu.block = 1.05;  // block sizes pay a little, so later rounds extend more than one chain
+    r.g = optimize(r.p, r.gpu, true, jobs);
+    REQUIRE(r.g.rc == 0);
+  };
+  Run one, four;
+  run(one, 1);
+  run(four, 4);
+  CHECK(chains(one.p) == chains(four.p));
+  CHECK(chains(four.p).size() == 2);  // saxpy and relu
+  // The variants' texts (as diffs against the original) and the refusals, kernel by kernel.
+  auto texts = [](const Project& p) {
+    std::map<std::string, std::string> out;
+    const nlohmann::json report = p.report();
+    for (const auto& v : report["variants"]) out[v["variant"]["id"]] = v["variant"]["diff"].dump();
+    for (const auto& k : report["kernels"]) out["refusals of " + k["kernel"].get<std::string>()] = k["skills_not_applied"].dump();
+    return out;
+  };
+  CHECK(texts(one.p) == texts(four.p));
+  // Every line but those that say how many at a time or how long, the project's path left out.
+  auto lines = [](const Run& r) {
+    std::vector<std::string> out;
+    for (std::string l : r.g.status.lines) {
+      if (l.find(" at a time") != std::string::npos || l.find(" s)") != std::string::npos || startsWith(l, "klineage: time:"))
+        continue;
+      for (size_t at; (at = l.find(r.p.root.string())) != std::string::npos;) l.replace(at, r.p.root.string().size(), "<root>");
+      out.push_back(l);
+    }
+    return out;
+  };
+  CHECK(joined(lines(one)) == joined(lines(four)));
+  CHECK(one.g.status.saw("klineage: round 2"));
 }
 
 TEST_CASE("planner: without a GPU only round 1 is made", "[pipeline][planner]") {

@@ -1,0 +1,64 @@
+#include "per_kernel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
+#include "context.h"
+#include "status.h"
+#include "variant_source.h"
+
+namespace klineage {
+
+std::vector<KernelAnswer> askPerKernel(Pipeline& p, size_t kernels, const std::vector<std::unique_ptr<VariantSource>>& sources,
+                                       const KernelAsk& ask) {
+  const size_t n_sources = sources.size();
+  struct Task {
+    KernelAnswer answer;
+    BufferedStatus lines;
+    std::exception_ptr failed;
+    bool at_once = false;
+  };
+  std::vector<Task> tasks(kernels * n_sources);  // [k * n_sources + s]
+  std::vector<size_t> at_once;
+  for (size_t k = 0; k < kernels; ++k)
+    for (size_t s = 0; s < n_sources; ++s)
+      if (sources[s]->kernelsAtOnce()) {
+        tasks[k * n_sources + s].at_once = true;
+        at_once.push_back(k * n_sources + s);
+      }
+  auto run = [&](size_t t, Status& status) {
+    Task& task = tasks[t];
+    try {
+      Pipeline q{p.setup, p.cfg, p.layout, status, p.compiler, p.backend, p.capturer, p.originals,
+                 p.jobs,  p.device, p.gpu, p.cache};
+      task.answer.reports = ask(*sources[t % n_sources], q, t / n_sources, &task.answer.refusals);
+    } catch (...) {
+      task.failed = std::current_exception();
+    }
+  };
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < at_once.size();) run(at_once[i], tasks[at_once[i]].lines);
+  };
+  const size_t threads = std::min<size_t>(std::max(1u, p.jobs), at_once.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();  // this thread is one of them
+  for (auto& t : pool) t.join();
+
+  std::vector<KernelAnswer> out(kernels);
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    Task& task = tasks[t];
+    if (task.at_once) task.lines.replay(p.status);
+    else run(t, p.status);
+    if (task.failed) std::rethrow_exception(task.failed);
+    KernelAnswer& a = out[t / n_sources];
+    for (auto& r : task.answer.reports) a.reports.push_back(std::move(r));
+    for (auto& r : task.answer.refusals) a.refusals.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace klineage
