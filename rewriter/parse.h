@@ -39,7 +39,7 @@ ParsedUnit parseUnit(const std::string& file, const std::vector<std::string>& ar
 // `kSharedParses` most recently used are kept (an AST with the CUDA headers is tens of MiB), per
 // thread: a parse is only shared within the thread that made it (Clang's AST is not for two threads
 // at once), and the threads that rewrite kernels at once (per_kernel.h) each keep their own.
-inline constexpr size_t kSharedParses = 8;
+inline constexpr size_t kSharedParses = 4;
 std::shared_ptr<ParsedUnit> sharedParse(const std::string& file, const std::vector<std::string>& args,
                                         const Overlay& overlay);
 // How many of this thread's sharedParse calls were answered from the kept parses, and how many

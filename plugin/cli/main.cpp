@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                                                   "correctness, profile) and keep the fastest passing one per kernel.");
   optimize->add_option("--config", opt.config, "config.json written by klineage_optimize()")->required()->check(CLI::ExistingFile);
   optimize->add_flag("--require-gpu", opt.require_gpu, "fail (exit 1) instead of keeping the originals when no CUDA device is found");
-  optimize->add_option("-j,--jobs", opt.jobs, "parallel compiles (default: all cores)");
+  optimize->add_option("-j,--jobs", opt.jobs, "parallel compiles, and kernels rewritten at once (default: all cores)");
   optimize->add_option("--kernel", opt.only_kernel, "only this kernel");
   bool no_cache = false;
   optimize->add_flag("--no-cache", no_cache,
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 255));
   ci->add_option("--junit", ci_opt.junit, "also write the JUnit XML here");
   ci->add_option("--markdown", ci_opt.markdown, "also write the Markdown summary here (GITHUB_STEP_SUMMARY is appended to when set)");
-  ci->add_option("-j,--jobs", ci_opt.jobs, "parallel compiles (default: all cores)");
+  ci->add_option("-j,--jobs", ci_opt.jobs, "parallel compiles, and kernels rewritten at once (default: all cores)");
   ci->footer("Exit status: 0 pass, 1 a kernel is slower than the baseline beyond the threshold, 2 a kernel as built gives a "
              "wrong result (or crashes, or hangs), 3 cannot measure (no GPU, no or unreadable baseline, a baseline kernel not "
              "gated, --strict with a baseline from another GPU or driver).\n");

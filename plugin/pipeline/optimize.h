@@ -18,7 +18,7 @@ struct Report;
 struct OptimizeOptions {
   std::string config;
   bool require_gpu = false;     // also from the config / KLINEAGE_REQUIRE_GPU
-  unsigned jobs = 0;            // parallel compiles (0: hardware threads)
+  unsigned jobs = 0;            // parallel compiles, kernels rewritten at once (0: hardware threads)
   std::string only_kernel;      // restrict to one kernel ("" = all)
   // Hand-written variants of one kernel gated like the generated ones (`klineage gate`).
   std::vector<std::string> extra_variant_sources;
