@@ -72,6 +72,13 @@ class SubsetSearch : public SearchStrategy {
   std::set<std::set<std::string>> seen_;
 };
 
+// "a+b+c"
+std::string chainText(const std::vector<const Skill*>& chain) {
+  std::string t;
+  for (auto* c : chain) t += (t.empty() ? "" : "+") + c->id;
+  return t;
+}
+
 struct State {
   Overlay overlay;
   std::vector<const Skill*> chain;
@@ -111,15 +118,17 @@ class ChainSearch : public VariantSource {
     }
   };
 
-  // `made(chain)` is told of every chain applied, before its variant is written.
+  // `made(chain)` is told of every chain applied, before its variant is written. `same_code`, when
+  // given, names an earlier variant (or the original) with the same code and launch as the new
+  // state; then no variant is written, and `*duplicate` says so.
+  using SameCode = std::function<std::string(const State&)>;
   std::optional<State> step(Run& run, const State& st, const Skill& s,
-                            const std::function<void(const std::vector<const Skill*>&)>& made) {
+                            const std::function<void(const std::vector<const Skill*>&)>& made,
+                            const SameCode& same_code = {}, bool* duplicate = nullptr) {
     const KernelInfo& k = *run.plan.info;
     std::string why;
     if (!preconditionsHold(s, st.info, run.plan.facts ? &*run.plan.facts : nullptr, &why)) {
-      std::string after;
-      for (auto* c : st.chain) after += (after.empty() ? " (after " : "+") + c->id;
-      if (!after.empty()) after += ")";
+      const std::string after = st.chain.empty() ? "" : " (after " + chainText(st.chain) + ")";
       run.note(s.id + "/" + why, "skill " + s.id + " not applicable" + after + ": " + why);
       return std::nullopt;
     }
@@ -151,6 +160,16 @@ class ChainSearch : public VariantSource {
     if (k.is_template) keepInstanceTypes(ns.info, k);
     ns.chain.push_back(&s);
     made(ns.chain);
+    if (same_code) {
+      const std::string same = same_code(ns);
+      if (!same.empty()) {
+        run.note(s.id + "/same/" + chainText(st.chain),
+                 "skill " + s.id + (st.chain.empty() ? "" : " (after " + chainText(st.chain) + ")") +
+                     " made the same code and launch as " + same + ": not a variant of its own");
+        if (duplicate) *duplicate = true;
+        return std::nullopt;
+      }
+    }
     run.reports.push_back(write(run, ns, ++*run.made));
     ns.variant_id = run.reports.back().variant.id;
     return ns;
@@ -403,9 +422,12 @@ class PlannedSearch : public ChainSearch {
     ks.nodes[from].tried.insert(s.id);
     const bool unknown = !expected(ks, ks.nodes[from].st, s);
     const State base = ks.nodes[from].st;  // nodes may grow (and move) below
-    auto ns = step(run, base, s, [&ks](const std::vector<const Skill*>& c) { ks.seen.insert(ids(c)); });
+    bool duplicate = false;
+    auto ns = step(
+        run, base, s, [&ks](const std::vector<const Skill*>& c) { ks.seen.insert(ids(c)); },
+        [&ks](const State& n) { return sameCode(ks, n); }, &duplicate);
     if (!ns) {
-      if (from == 0) ks.refused_on_original.insert(s.id);
+      if (from == 0 && !duplicate) ks.refused_on_original.insert(s.id);
       return -1;
     }
     if (unknown) ++ks.nodes[from].unknown_tried;  // only variants made count against the cap
@@ -413,6 +435,18 @@ class PlannedSearch : public ChainSearch {
     const size_t idx = ks.nodes.size() - 1;
     enabled(run, ks, idx);
     return static_cast<int>(idx);
+  }
+
+  // The variant (or "the original") of this kernel with the same code in every file and the same
+  // launch as `n`; "" when none. Such a chain (two mined skills that differ only in their anchor,
+  // a skill that undoes another) is not written, so it neither takes a place of BUDGET nor is
+  // extended beside the one it equals.
+  static std::string sameCode(const KernelSearch& ks, const State& n) {
+    const std::string geometry = nlohmann::json(n.geometry).dump();
+    for (const Node& o : ks.nodes)
+      if (o.st.overlay == n.overlay && nlohmann::json(o.st.geometry).dump() == geometry)
+        return o.st.variant_id.empty() ? "the original" : o.st.variant_id + " (" + chainText(o.st.chain) + ")";
+    return "";
   }
 
   // A step that makes a skill refused on the original applicable is followed by it at once.

@@ -268,6 +268,34 @@ TEST_CASE("planner: kernels searched at once make the same variants, refusals an
   CHECK(one.g.status.saw("klineage: round 2"));
 }
 
+TEST_CASE("planner: a chain that makes the same code as another is not a variant and takes no place of BUDGET", "[pipeline][planner]") {
+  // Two skills that differ only in their id (as mined skills of one transform from two experts
+  // do): the second's chains are the first's code, so they are noted and not written.
+  Project p(10);
+  libraryWithoutHistory(p);
+  std::string twin = readFile(p.root / "skills" / "vectorize-float4.toml");
+  const std::string id_line = "id = \"vectorize-float4\"";
+  twin.replace(twin.find(id_line), id_line.size(), "id = \"vectorize-float4-twin\"");
+  atomicWrite(p.root / "skills" / "vectorize-float4-twin.toml", twin);
+  ScriptedRunner gpu;
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
+  std::string lines;
+  for (const auto& l : g.status.lines) lines += l + "\n";
+  INFO(lines);
+  const auto all = chains(p);
+  for (const char* k : {"saxpy", "relu"}) {
+    const std::vector<std::string>& c = all.at(k);
+    INFO(k << ":\n" << joined(c));
+    CHECK(std::count(c.begin(), c.end(), "grid-stride-loop+vectorize-float4") == 1);
+    for (const auto& chain : c) CHECK(chain.find("vectorize-float4-twin") == std::string::npos);
+    // the place it would have taken went to another chain: still up to BUDGET
+    CHECK(c.size() >= 5);
+  }
+  CHECK(g.status.saw("saxpy: skill vectorize-float4-twin (after grid-stride-loop) made the same code and launch as saxpy/"));
+  for (const auto& v : p.report()["variants"]) CHECK(v.value("same_as", "") == "");  // none was even written
+}
+
 TEST_CASE("planner: without a GPU only round 1 is made", "[pipeline][planner]") {
   Project p(10);
   ScriptedRunner gpu;
