@@ -98,7 +98,12 @@ run_part() {  # run_part <part> <seconds>: 0 done, 124 cut off, else failed
         grep -l "^transform = \"$tr\"" "$md"/*.toml | xargs -r rm -v
       done
       EXPERTS_SKILLS="$md;$md/mined" EXPERTS_WORK=$work/experts-mined EXPERTS_BUDGET=10 \
-        EXPERTS_PLANTED=0 gpu_check "$t" "$o" experts ;;
+        EXPERTS_PLANTED=0 gpu_check "$t" "$o" experts
+      local rc=$?
+      # Which mined skills paid on which naive kernels, and where each kernel's winner came.
+      python3 scripts/skill-effects.py "$work/experts-mined/optimized/klineage/naive/report.json" "$md/mined" \
+        | tee "$o/skill-effects.md"
+      return $rc ;;
     blocksize)
       local bs=$work/skills-blocksize
       rm -rf "$bs" && mkdir -p "$bs" && cp "$prefix/share/klineage/skills"/block-size-*.toml "$bs"/ || return 1
