@@ -110,12 +110,16 @@ std::vector<const clang::DeclRefExpr*> refsTo(const clang::Stmt* s, const clang:
   return v.refs;
 }
 
+const clang::Stmt* parentStmtOf(clang::ASTContext& ctx, const clang::Stmt& s) {
+  auto parents = ctx.getParents(s);
+  return parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+}
+
 bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v) {
   for (const clang::DeclRefExpr* ref : refsTo(s, v)) {
     const clang::Stmt* cur = ref;
     while (true) {
-      auto parents = ctx.getParents(*cur);
-      const clang::Stmt* p = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+      const clang::Stmt* p = parentStmtOf(ctx, *cur);
       if (auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(p)) {
         cur = pe;
         continue;

@@ -35,6 +35,10 @@ bool usesDecl(const clang::Stmt* s, const clang::ValueDecl* d);
 // Every reference to d under s.
 std::vector<const clang::DeclRefExpr*> refsTo(const clang::Stmt* s, const clang::ValueDecl* d);
 
+// The statement directly above s: nullptr at the top of a body or where s is part of a declaration
+// (a variable's initializer), which callers that climb expressions treat as "not followed".
+const clang::Stmt* parentStmtOf(clang::ASTContext& ctx, const clang::Stmt& s);
+
 // Whether every use of v under s only reads it (an lvalue-to-rvalue conversion, through parentheses):
 // no assignment, increment, address taken or reference bound.
 bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v);

@@ -29,9 +29,7 @@ bool onlyAlignmentTest(clang::ASTContext& ctx, const clang::Expr* cast) {
   const clang::Stmt* cur = cast;
   bool masked = false;
   while (true) {
-    auto parents = ctx.getParents(*cur);
-    if (parents.empty()) return false;
-    const clang::Stmt* parent = parents[0].get<clang::Stmt>();
+    const clang::Stmt* parent = parentStmtOf(ctx, *cur);
     if (!parent) return false;
     if (llvm::isa<clang::ParenExpr>(parent) || llvm::isa<clang::ImplicitCastExpr>(parent)) {
       cur = parent;

@@ -41,9 +41,9 @@ using Src = SourceBuffer;
 
 // The statement above s; for a variable's initializer, the declaration statement.
 const clang::Stmt* parentStmt(clang::ASTContext& ctx, const clang::Stmt* s) {
+  if (const clang::Stmt* st = parentStmtOf(ctx, *s)) return st;
   auto parents = ctx.getParents(*s);
   if (parents.empty()) return nullptr;
-  if (const auto* st = parents[0].get<clang::Stmt>()) return st;
   if (const auto* vd = parents[0].get<clang::VarDecl>()) {
     auto up = ctx.getParents(*vd);
     return up.empty() ? nullptr : up[0].get<clang::DeclStmt>();
