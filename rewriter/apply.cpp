@@ -118,11 +118,13 @@ std::string blockText(const GeometryChange& c, const std::string& bt, bool integ
 }
 
 bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string& kernel_name,
-                     const GeometryChange& change, std::string* why, unsigned* rewritten) {
+                     const GeometryChange& change, std::string* why, unsigned* rewritten,
+                     const std::set<std::string>* in_files) {
   if (rewritten) *rewritten = 0;
   if (!change.changes()) return true;
   Overlay o = complete(overlay, args);
   for (const auto& [file, a] : args) {
+    if (in_files && !in_files->count(file)) continue;
     ParsedUnit pu = parseUnit(file, a, o);
     if (!pu.ast) {
       if (why) *why = "cannot parse " + file;

@@ -2,6 +2,7 @@
 // rewriting a kernel's launch sites for a geometry change.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
 // Rewrites every launch of `kernel_name` in the overlay's files for `change`, wrapping the user's
 // own expressions: k<<<G, B>>> -> k<<<((G) + 3) / 4, B>>> (dim3 grids: dim3(((G).x + 3) / 4, ...)).
 // Returns false with `why` when a launch cannot be rewritten (e.g. written inside a macro).
+// `in_files`, when given, are the only files looked in (where extraction found the kernel's
+// launches): each file is a Clang parse, and a target has many files that launch nothing of it.
 bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string& kernel_name,
-                     const GeometryChange& change, std::string* why, unsigned* rewritten = nullptr);
+                     const GeometryChange& change, std::string* why, unsigned* rewritten = nullptr,
+                     const std::set<std::string>* in_files = nullptr);
 
 // Unified-style summary of what changed between two texts (for reports and logs).
 std::string describeDiff(const std::string& before, const std::string& after, unsigned context = 1);

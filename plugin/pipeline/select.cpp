@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -212,7 +213,9 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
     Overlay trial = o;
     std::string why = reapply(p, *rep, *plan, skills, manifest, trial);
     const Overlay before = trial;
-    if (why.empty() && !rewriteLaunches(trial, p.setup.clang_args, name, v.geometry, &why))
+    std::set<std::string> launch_files;  // only these are parsed for the launches
+    for (const auto& l : k->launches) launch_files.insert(l.file);
+    if (why.empty() && !rewriteLaunches(trial, p.setup.clang_args, name, v.geometry, &why, nullptr, &launch_files))
       why = "cannot rewrite the launches of " + name + ": " + why;
     if (!why.empty()) {
       p.status.warning(why + "; keeping the original");

@@ -161,6 +161,20 @@ void run(float* p, int n, int h) {
   CHECK(t.at(file).find("k<<<dim3((((grid).x) + 1) / 2, (((grid).y) + 1) / 2, (grid).z), dim3(32, 8, (dim3(16, 16)).z)>>>") !=
         std::string::npos);
 
+  // Only the files named are parsed and edited (the selection names those with the kernel's launches).
+  const std::string other = "/tmp/klineage-golden/properties/launch_other.cu";
+  const std::string other_text = "__global__ void k(float* p, int n);\nvoid again(float* p, int n) { k<<<n, 64>>>(p, n); }\n";
+  ArgsByFile two{{file, args.at(file)}, {other, args.at(file)}};
+  Overlay both_files{{file, text}, {other, other_text}};
+  const std::set<std::string> only_other{other};
+  REQUIRE(rewriteLaunches(both_files, two, "k", rows, &why, &n, &only_other));
+  CHECK(n == 1);
+  CHECK(both_files.at(file) == text);
+  CHECK(both_files.at(other).find("k<<<((n) * 32), 64>>>") != std::string::npos);
+  Overlay every{{file, text}, {other, other_text}};
+  REQUIRE(rewriteLaunches(every, two, "k", rows, &why, &n));
+  CHECK(n == 3);
+
   // the gate applies the same change to the evaluated launch
   CHECK(applyGrid(rows, Dim3{16, 1, 1}).x == 512);
   Dim3 g = applyGrid(tile, Dim3{438, 157, 1});
