@@ -58,14 +58,32 @@ def main():
         best = max(speedup(w) for (k, c), w in by_chain.items() if k == kernel and c[: len(chain)] == chain)
         paid[chain[-1]].append((kernel, speedup(v) / parent, best, "+".join(chain)))
 
+    # A step the planner did not write because it made the same code as another variant (a twin:
+    # mined skills of one transform from several experts) did what that variant's last step did.
+    same = re.compile(r"skill (\S+)(?: \(after (\S+)\))? made the same code and launch as (\S+) \((\S+)\)")
+    twins = {s: [] for s in ids}
+    for k in report.get("kernels", []):
+        for line in k.get("skills_not_applied", []):
+            m = same.search(line)
+            if not m or m.group(1) not in twins:
+                continue
+            other = tuple(m.group(4).split("+"))
+            for kernel, gain, best, chain in paid.get(other[-1], []):
+                if kernel == k["kernel"] and chain == m.group(4):
+                    twins[m.group(1)].append((kernel, gain, best, m.group(4)))
+
     print(f"{len(ids)} skills; a step pays at >= {MIN_GAIN}x over the chain before it\n")
     print("| skill | kernel | step gain | best through it | chain |")
     print("|---|---|---|---|---|")
     for s in ids:
         for kernel, gain, best, chain in sorted(paid[s], key=lambda t: -t[1]):
             print(f"| {s} | {kernel} | {gain:.2f}x | {best:.2f}x | {chain} |")
-    nowhere = [s for s in ids if not paid[s]]
-    print(f"\npaid on at least one kernel: {len(ids) - len(nowhere)} of {len(ids)}")
+        for kernel, gain, best, chain in sorted(set(twins[s]), key=lambda t: -t[1]):
+            print(f"| {s} | {kernel} | {gain:.2f}x (twin) | {best:.2f}x | the same code as {chain} |")
+    nowhere = [s for s in ids if not paid[s] and not twins[s]]
+    only_twin = [s for s in ids if not paid[s] and twins[s]]
+    print(f"\npaid on at least one kernel: {len(ids) - len(nowhere)} of {len(ids)}"
+          f" ({len(only_twin)} of them only as a twin: the same code as another skill's paying step)")
     if nowhere:
         print("paid nowhere: " + ", ".join(nowhere))
 
