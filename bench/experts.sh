@@ -52,7 +52,7 @@ ninja -C "$work/optimized" optimize >"$work/optimize.log" 2>&1 || { tail -40 "$w
 grep -E '^klineage: ' "$work/optimize.log" | tail -5 || true
 # Where the time went: the stages (report.json "stages"), then the runner jobs' phases.
 grep -E '^klineage: time:' "$work/optimize.log" || true
-python3 "$src/../../scripts/runner-phases.py" $(find "$work/optimized/klineage" -name runner.log) | head -7 || true
+python3 "$src/../../scripts/runner-phases.py" $(find "$work/optimized/klineage" -name runner.log) 2>/dev/null | head -7 || true
 
 step "build the optimized configuration"
 ninja -C "$work/optimized" >"$work/build-optimized.log" 2>&1 || { tail -30 "$work/build-optimized.log"; exit 1; }
