@@ -72,6 +72,10 @@ class SubsetSearch : public SearchStrategy {
   std::set<std::set<std::string>> seen_;
 };
 
+// Feature ids that only declare something about a kernel (its pointers do not alias, its largest
+// block), not what it does: what an enabler step may add (PlannedSearch::enablers).
+const std::set<std::string> kDeclarations{"all_pointers_restrict", "launch_bounds"};
+
 // "a+b+c"
 std::string chainText(const std::vector<const Skill*>& chain) {
   std::string t;
@@ -109,6 +113,7 @@ class ChainSearch : public VariantSource {
     std::set<std::string>* logged;
     std::vector<VariantReport> reports;
     unsigned* made;
+    bool trial = false;  // steps tried only for what they enable: a step that makes no edit is not noted
     // Once per skill and reason: after other skills a different precondition may be the one that
     // fails (vectorize needs a grid-stride loop first, then aligned pointers).
     void note(const std::string& key, const std::string& line) {
@@ -118,13 +123,13 @@ class ChainSearch : public VariantSource {
     }
   };
 
-  // `made(chain)` is told of every chain applied, before its variant is written. `same_code`, when
-  // given, names an earlier variant (or the original) with the same code and launch as the new
-  // state; then no variant is written, and `*duplicate` says so.
-  using SameCode = std::function<std::string(const State&)>;
+  // `made(chain)` is told of every chain applied, before its variant is written. `veto`, when
+  // given, may keep the new state from being written: nullopt keeps it; a text drops it with that
+  // note ("made the same code and launch as ..."), "" drops it silently; `*vetoed` says so.
+  using Veto = std::function<std::optional<std::string>(const State&)>;
   std::optional<State> step(Run& run, const State& st, const Skill& s,
                             const std::function<void(const std::vector<const Skill*>&)>& made,
-                            const SameCode& same_code = {}, bool* duplicate = nullptr) {
+                            const Veto& veto = {}, bool* vetoed = nullptr) {
     const KernelInfo& k = *run.plan.info;
     std::string why;
     if (!preconditionsHold(s, st.info, run.plan.facts ? &*run.plan.facts : nullptr, &why)) {
@@ -137,7 +142,7 @@ class ChainSearch : public VariantSource {
     StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
                              Direction::Forward, paramsOf(s), tfacts, k.in_header ? unitOf(k) : "");
     if (!r.applied) {
-      if (st.chain.empty())
+      if (st.chain.empty() && !run.trial)
         run.note(s.id, "skill " + s.id + " made no edit: " + r.reason + (r.errors.empty() ? "" : " (" + r.errors[0] + ")"));
       return std::nullopt;
     }
@@ -160,13 +165,12 @@ class ChainSearch : public VariantSource {
     if (k.is_template) keepInstanceTypes(ns.info, k);
     ns.chain.push_back(&s);
     made(ns.chain);
-    if (same_code) {
-      const std::string same = same_code(ns);
-      if (!same.empty()) {
-        run.note(s.id + "/same/" + chainText(st.chain),
-                 "skill " + s.id + (st.chain.empty() ? "" : " (after " + chainText(st.chain) + ")") +
-                     " made the same code and launch as " + same + ": not a variant of its own");
-        if (duplicate) *duplicate = true;
+    if (veto) {
+      if (const std::optional<std::string> why_not = veto(ns)) {
+        if (!why_not->empty())
+          run.note(s.id + "/veto/" + chainText(st.chain),
+                   "skill " + s.id + (st.chain.empty() ? "" : " (after " + chainText(st.chain) + ")") + " " + *why_not);
+        if (vetoed) *vetoed = true;
         return std::nullopt;
       }
     }
@@ -296,9 +300,11 @@ class PlannedSearch : public ChainSearch {
       std::string why;
       if (preconditionsHold(s, *plan.info, facts, &why)) continue;
       ks.refused_on_original.insert(s.id);
+      ks.unmet_on_original.insert(s.id);
       run.note(s.id + "/" + why, "skill " + s.id + " not applicable: " + why);
     }
     singles(run, ks);
+    enablers(run, ks);
     return std::move(run.reports);
   }
 
@@ -355,6 +361,7 @@ class PlannedSearch : public ChainSearch {
     std::vector<Node> nodes;  // [0]: the original
     std::set<std::set<std::string>> seen;
     std::set<std::string> refused_on_original, logged;
+    std::set<std::string> unmet_on_original;  // of those, the ones whose preconditions the original does not meet
     size_t next_single = 0;
     unsigned made = 0;
     bool any_paid = false;
@@ -415,19 +422,24 @@ class PlannedSearch : public ChainSearch {
     return k;
   }
 
-  // Applies `s` on node `from`; the new node's index, or -1.
-  int apply(Run& run, KernelSearch& ks, size_t from, const Skill& s) {
+  // Applies `s` on node `from`; the new node's index, or -1. With `only_if_enabling`, the step is
+  // kept only when it makes a skill refused on the original applicable (enablers()).
+  int apply(Run& run, KernelSearch& ks, size_t from, const Skill& s, bool only_if_enabling = false) {
     if (ks.made >= budget_) return -1;
     if (ks.seen.count(ids(ks.nodes[from].st.chain, &s))) return -1;
     ks.nodes[from].tried.insert(s.id);
     const bool unknown = !expected(ks, ks.nodes[from].st, s);
     const State base = ks.nodes[from].st;  // nodes may grow (and move) below
-    bool duplicate = false;
-    auto ns = step(
-        run, base, s, [&ks](const std::vector<const Skill*>& c) { ks.seen.insert(ids(c)); },
-        [&ks](const State& n) { return sameCode(ks, n); }, &duplicate);
+    bool vetoed = false;
+    auto veto = [&](const State& n) -> std::optional<std::string> {
+      const std::string same = sameCode(ks, n);
+      if (!same.empty()) return "made the same code and launch as " + same + ": not a variant of its own";
+      if (only_if_enabling && enabledBy(run, ks, n).empty()) return std::string();
+      return std::nullopt;
+    };
+    auto ns = step(run, base, s, [&ks](const std::vector<const Skill*>& c) { ks.seen.insert(ids(c)); }, veto, &vetoed);
     if (!ns) {
-      if (from == 0 && !duplicate) ks.refused_on_original.insert(s.id);
+      if (from == 0 && !vetoed) ks.refused_on_original.insert(s.id);
       return -1;
     }
     if (unknown) ++ks.nodes[from].unknown_tried;  // only variants made count against the cap
@@ -447,6 +459,64 @@ class PlannedSearch : public ChainSearch {
       if (o.st.overlay == n.overlay && nlohmann::json(o.st.geometry).dump() == geometry)
         return o.st.variant_id.empty() ? "the original" : o.st.variant_id + " (" + chainText(o.st.chain) + ")";
     return "";
+  }
+
+  // Features a step may add and still only declare something about the kernel (its pointers do not
+  // alias, its largest block) without changing what it does: an enabler's step must add only these.
+  static bool onlyDeclarations(const KernelInfo& before, const KernelInfo& after) {
+    std::vector<std::string> b = featureIdsOf(before), a = featureIdsOf(after);
+    const std::set<std::string> had(b.begin(), b.end());
+    bool added = false;
+    for (const auto& f : a)
+      if (!had.count(f)) {
+        if (!kDeclarations.count(f)) return false;
+        added = true;
+      }
+    return added;
+  }
+
+  // The skills whose preconditions the original does not meet and `n` does, when the steps to `n`
+  // only added declarations (onlyDeclarations): a grid-stride loop also "enables" every skill that
+  // needs a loop, which is not what an enabler is for.
+  std::vector<std::string> enabledBy(const Run& run, const KernelSearch& ks, const State& n) const {
+    std::vector<std::string> out;
+    if (!onlyDeclarations(ks.nodes[0].st.info, n.info)) return out;
+    const WorkloadFacts* facts = run.plan.facts ? &*run.plan.facts : nullptr;
+    for (const Skill& r : skills_) {
+      if (!ks.unmet_on_original.count(r.id) || ids(n.chain).count(r.id)) continue;
+      std::string why;
+      if (preconditionsHold(r, n.info, facts, &why)) out.push_back(r.id);
+    }
+    return out;
+  }
+
+  // A skill the effect history leaves out (it never paid on such kernels) is still tried on the
+  // original when its step only adds a declaration that a refused skill lacks: restrict-pointers
+  // before a mined skill whose anchor, the expert's version, had `__restrict__`. Only such a step is written, and
+  // what it enables follows at once; the history then records what was reached through it.
+  void enablers(Run& run, KernelSearch& ks) {
+    // Only where a skill is refused for a declaration the original lacks (each trial is a parse).
+    const std::vector<std::string> have = featureIdsOf(ks.nodes[0].st.info);
+    bool wanted = false;
+    for (const Skill& r : skills_)
+      if (ks.unmet_on_original.count(r.id))
+        for (const auto& f : r.requires_features)
+          wanted = wanted || (kDeclarations.count(f) && std::find(have.begin(), have.end(), f) == have.end());
+    if (!wanted) return;
+    for (const Skill& s : skills_) {
+      if (ks.made >= budget_) return;
+      if (ks.nodes[0].tried.count(s.id) || ks.refused_on_original.count(s.id)) continue;
+      const auto e = expected(ks, ks.nodes[0].st, s);
+      if (!e || e->best >= kMinGain) continue;  // tried (or not) as any other skill
+      run.trial = true;
+      const int idx = apply(run, ks, 0, s, /*only_if_enabling=*/true);
+      run.trial = false;  // what it enables is noted as any step
+      if (idx < 0) continue;
+      std::string which;
+      for (const auto& r : enabledBy(run, ks, ks.nodes[static_cast<size_t>(idx)].st)) which += (which.empty() ? "" : ", ") + r;
+      run.note(s.id + "/enabler", "skill " + s.id + " tried although the effect history left it out: it makes " + which +
+                                      " applicable");
+    }
   }
 
   // A step that makes a skill refused on the original applicable is followed by it at once.

@@ -296,6 +296,53 @@ TEST_CASE("planner: a chain that makes the same code as another is not a variant
   for (const auto& v : p.report()["variants"]) CHECK(v.value("same_as", "") == "");  // none was even written
 }
 
+TEST_CASE("planner: a skill the history leaves out is tried when it is what a refused skill lacks", "[pipeline][planner]") {
+  // A mined-like skill whose anchor requires __restrict__ (its expert had it); restrict-pointers and
+  // launch-bounds never paid on such kernels (the history). restrict-pointers is still tried,
+  // since it makes the mined-like skill applicable, and that one follows at once; launch-bounds,
+  // which enables nothing, is not written.
+  Project p(10);
+  libraryWithoutHistory(p);
+  std::string needs = readFile(p.root / "skills" / "block-size-128.toml");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"id = \"block-size-128\"", "id = \"block-size-128-restrict\""},
+                          {"requires_features = [\"thread_index\", \"bounds_guard\"]",
+                           "requires_features = [\"thread_index\", \"bounds_guard\", \"all_pointers_restrict\"]"}}) {
+    REQUIRE(needs.find(from) != std::string::npos);
+    needs.replace(needs.find(from), from.size(), to);
+  }
+  atomicWrite(p.root / "skills" / "block-size-128-restrict.toml", needs);
+
+  // The original's feature signature, from a first run's records.
+  ScriptedRunner gpu;
+  REQUIRE(optimize(p, gpu).rc == 0);
+  EffectHistory learned;
+  RecordingStatus st;
+  learned.load(p.root / "build/klineage/kernels/cache/effects.json", &st);
+  std::string features;
+  for (const auto& r : learned.records())
+    if (r.kernel == "saxpy" && r.after.empty()) features = r.features;
+  REQUIRE_FALSE(features.empty());
+  EffectHistory shipped;
+  for (const char* skill : {"restrict-pointers", "launch-bounds"})
+    shipped.add({skill, features, "Fake GPU", "saxpy", "", 1.0, 1.0});
+  shipped.save(p.root / "skills" / "effects.json");
+  fs::remove_all(p.root / "build/klineage/kernels/cache");
+
+  Gated g = optimize(p, gpu);
+  REQUIRE(g.rc == 0);
+  std::string lines;
+  for (const auto& l : g.status.lines) lines += l + "\n";
+  INFO(lines);
+  const std::vector<std::string> c = chains(p).at("saxpy");
+  INFO(joined(c));
+  CHECK(std::count(c.begin(), c.end(), "restrict-pointers") == 1);
+  CHECK(std::count(c.begin(), c.end(), "restrict-pointers+block-size-128-restrict") == 1);
+  for (const auto& chain : c) CHECK_FALSE(startsWith(chain, "launch-bounds"));
+  CHECK(g.status.saw("saxpy: skill restrict-pointers tried although the effect history left it out: it makes "
+                     "block-size-128-restrict applicable"));
+  CHECK(g.status.saw("saxpy: skill launch-bounds not tried"));
+}
+
 TEST_CASE("planner: without a GPU only round 1 is made", "[pipeline][planner]") {
   Project p(10);
   ScriptedRunner gpu;
