@@ -305,14 +305,15 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
   }
   if (j.contains("profile")) {
     const auto& p = j.at("profile");
-    job.profile.enabled = p.value("enabled", true);
-    job.profile.warmup = p.value("warmup", 3u);
-    job.profile.min_runs = p.value("min_runs", 20u);
-    job.profile.min_ms = p.value("min_ms", 100.0);
-    job.profile.max_ms = p.value("max_ms", 1000.0);
-    job.profile.max_runs = p.value("max_runs", 2000u);
-    job.profile.flush_bytes = p.value("flush_bytes", 0ull);
-    job.profile.check_runs = p.value("check_runs", 8u);
+    const ProfileSpec d;  // the defaults live in one place: job.h
+    job.profile.enabled = p.value("enabled", d.enabled);
+    job.profile.warmup = p.value("warmup", d.warmup);
+    job.profile.min_runs = p.value("min_runs", d.min_runs);
+    job.profile.min_ms = p.value("min_ms", d.min_ms);
+    job.profile.max_ms = p.value("max_ms", d.max_ms);
+    job.profile.max_runs = p.value("max_runs", d.max_runs);
+    job.profile.flush_bytes = p.value("flush_bytes", d.flush_bytes);
+    job.profile.check_runs = p.value("check_runs", d.check_runs);
   }
   if (j.contains("replay") && !j.at("replay").is_null()) {
     const auto& r = j.at("replay");
