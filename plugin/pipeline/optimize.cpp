@@ -229,16 +229,15 @@ int finish(Pipeline& p, const OptimizeOptions& opt, const Manifest& manifest, co
   }
   std::vector<bool> was_rechecked;
   for (const auto& r : reports) was_rechecked.push_back(r.rechecked);
-  auto best = p.gpu ? selectChecked(p, plans, reports) : std::map<std::string, const VariantReport*>{};
+  const std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch()).count());
+  Selected sel = selectAndBuild(p, plans, reports, skills, manifest, p.layout.selectedDir(gen).string(), opt.write_selection);
+  const auto& best = sel.best;
+  SelectedFiles& selected = sel.files;
   // A winner's re-check (or the rejection it found) is part of its result from now on.
   if (p.cache)
     for (size_t i = 0; i < reports.size(); ++i)
       if (!was_rechecked[i] && reports[i].rechecked) p.cache->store(reports[i]);
-  const std::string gen = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                             std::chrono::system_clock::now().time_since_epoch()).count());
-  SelectedFiles selected;
-  if (opt.write_selection && !best.empty())
-    selected = buildSelectedSources(p, best, plans, skills, manifest, p.layout.selectedDir(gen).string());
   Report rep = makeReport(p, plans, reports, best, refusals);
   clock.lap("select");  // the winners' re-checks and their sources
   rep.seconds = clock.total();

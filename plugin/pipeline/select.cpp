@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +16,7 @@
 #include "gate_jobs.h"
 #include "gate_loop.h"
 #include "header_kernels.h"
+#include "status.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -198,34 +203,141 @@ static void addSelectedHeaders(const Pipeline& p, const Manifest& manifest, cons
   }
 }
 
+namespace {
+
+// One winner on its way into the selected sources.
+struct Winner {
+  std::string name;
+  const VariantReport* rep = nullptr;
+  const KernelInfo* k = nullptr;
+  const KernelPlan* plan = nullptr;
+  std::set<std::string> files;  // what its re-apply and launch rewrite read and write
+  BufferedStatus lines;         // its warnings, printed in kernel order whatever thread made them
+};
+
+// Winners that share no file are independent: each set of them re-applied on its own overlay
+// gives the same texts as all of them on one. A header kernel counts the units that include it
+// among its files, since they read the header as rewritten.
+std::vector<std::vector<size_t>> independentSets(const std::vector<Winner>& ws) {
+  std::vector<size_t> root(ws.size());
+  for (size_t i = 0; i < ws.size(); ++i) root[i] = i;
+  std::function<size_t(size_t)> find = [&](size_t i) { return root[i] == i ? i : root[i] = find(root[i]); };
+  std::map<std::string, size_t> owner;  // file -> a winner that touches it
+  for (size_t i = 0; i < ws.size(); ++i)
+    for (const auto& f : ws[i].files) {
+      auto [it, fresh] = owner.emplace(f, i);
+      if (!fresh) root[find(i)] = find(it->second);
+    }
+  std::map<size_t, std::vector<size_t>> sets;
+  for (size_t i = 0; i < ws.size(); ++i) sets[find(i)].push_back(i);
+  std::vector<std::vector<size_t>> out;
+  for (auto& [r, members] : sets) out.push_back(std::move(members));
+  return out;
+}
+
+// What the winners' re-apply and launch rewrites made of the original files.
+struct Merged {
+  bool ok = true;  // false: two sets edited one file
+  Overlay o;
+  std::map<std::string, std::vector<std::string>> launch_edits;   // file -> kernels
+  std::map<std::string, std::vector<SelectedKernel>> kernels_in;  // file -> kernels optimized
+};
+
+// Each set's winners go one after another onto the set's own overlay, in kernel order; the sets
+// run at once (a re-apply is a few Clang parses of its file), and their edits are merged.
+Merged applyWinners(Pipeline& p, std::vector<Winner>& ws, const std::vector<std::vector<size_t>>& sets,
+                    const std::vector<Skill>& skills, const Manifest& manifest) {
+  std::vector<Merged> done(sets.size());
+  std::vector<std::exception_ptr> failed(sets.size(), nullptr);
+  auto build = [&](size_t s) {
+    try {
+      Merged& d = done[s];
+      d.o = p.originals;
+      for (size_t i : sets[s]) {
+        Winner& w = ws[i];
+        const Variant& v = w.rep->variant;
+        Pipeline q{p.setup, p.cfg, p.layout, w.lines, p.compiler, p.backend, p.capturer, p.originals,
+                   p.jobs,  p.device, p.gpu, p.cache};
+        Overlay trial = d.o;
+        std::string why = reapply(q, *w.rep, *w.plan, skills, manifest, trial);
+        const Overlay before = trial;
+        std::set<std::string> launch_files;  // only these are parsed for the launches
+        for (const auto& l : w.k->launches) launch_files.insert(l.file);
+        if (why.empty() && !rewriteLaunches(trial, p.setup.clang_args, w.name, v.geometry, &why, nullptr, &launch_files))
+          why = "cannot rewrite the launches of " + w.name + ": " + why;
+        if (!why.empty()) {
+          w.lines.warning(why + "; keeping the original");
+          continue;
+        }
+        for (const auto& [f, text] : trial)
+          if (before.at(f) != text) d.launch_edits[f].push_back(w.name);
+        d.o = std::move(trial);
+        d.kernels_in[v.kernel_file].push_back({w.name, w.k->source_hash, v.id, v.skills, v.geometry, w.rep->speedup});
+      }
+    } catch (...) {
+      failed[s] = std::current_exception();
+    }
+  };
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t s; (s = next++) < sets.size();) build(s);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min<size_t>(std::max(1u, p.jobs), sets.size()); ++t) pool.emplace_back(worker);
+  worker();  // this thread is one of them
+  for (auto& t : pool) t.join();
+  for (auto& f : failed)
+    if (f) std::rethrow_exception(f);
+
+  Merged m;
+  m.o = p.originals;
+  for (auto& d : done) {
+    for (const auto& [f, text] : d.o) {
+      if (text == p.originals.at(f)) continue;
+      if (m.o.at(f) != p.originals.at(f)) m.ok = false;
+      m.o[f] = text;
+    }
+    for (auto& [f, names] : d.launch_edits) m.launch_edits[f] = std::move(names);
+    for (auto& [f, ks] : d.kernels_in) m.kernels_in[f] = std::move(ks);
+  }
+  return m;
+}
+
+}  // namespace
+
 SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, const VariantReport*>& best,
                                    const Plans& plans, const std::vector<Skill>& skills, const Manifest& manifest,
                                    const std::string& selected_dir) {
   SelectedFiles result;
-  Overlay o = p.originals;
-  std::map<std::string, std::vector<std::string>> launch_edits;   // file -> kernels
-  std::map<std::string, std::vector<SelectedKernel>> kernels_in;  // file -> kernels optimized
+  std::vector<Winner> ws;
   for (const auto& [name, rep] : best) {
     const KernelInfo* k = manifest.find(name);
     const KernelPlan* plan = plans.find(name);
     if (!k || !plan) continue;
-    const Variant& v = rep->variant;
-    Overlay trial = o;
-    std::string why = reapply(p, *rep, *plan, skills, manifest, trial);
-    const Overlay before = trial;
-    std::set<std::string> launch_files;  // only these are parsed for the launches
-    for (const auto& l : k->launches) launch_files.insert(l.file);
-    if (why.empty() && !rewriteLaunches(trial, p.setup.clang_args, name, v.geometry, &why, nullptr, &launch_files))
-      why = "cannot rewrite the launches of " + name + ": " + why;
-    if (!why.empty()) {
-      p.status.warning(why + "; keeping the original");
-      continue;
-    }
-    for (const auto& [f, text] : trial)
-      if (before.at(f) != text) launch_edits[f].push_back(name);
-    o = std::move(trial);
-    kernels_in[v.kernel_file].push_back({name, k->source_hash, v.id, v.skills, v.geometry, rep->speedup});
+    Winner& w = ws.emplace_back();
+    w.name = name;
+    w.rep = rep;
+    w.k = k;
+    w.plan = plan;
+    w.files.insert(rep->variant.kernel_file);
+    for (const auto& l : k->launches) w.files.insert(l.file);
+    for (const auto& u : k->units) w.files.insert(u);
+    if (!rep->variant.unit.empty()) w.files.insert(rep->variant.unit);
   }
+  Merged m = applyWinners(p, ws, independentSets(ws), skills, manifest);
+  if (!m.ok) {  // two sets edited one file after all: everything again as one set
+    for (auto& w : ws) {
+      RecordingStatus dropped;
+      w.lines.replay(dropped);
+    }
+    std::vector<size_t> all(ws.size());
+    for (size_t i = 0; i < ws.size(); ++i) all[i] = i;
+    m = applyWinners(p, ws, {all}, skills, manifest);
+  }
+  for (auto& w : ws) w.lines.replay(p.status);
+  Overlay& o = m.o;
+  auto& kernels_in = m.kernels_in;
+  auto& launch_edits = m.launch_edits;
   addSelectedHeaders(p, manifest, o, kernels_in, launch_edits, selected_dir, result);
   const std::string src_root = p.layout.materializedRoot().string();
   for (const auto& f : p.setup.originals) {
@@ -243,6 +355,46 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
     result.selection.sources.push_back(ss);
   }
   return result;
+}
+
+Selected selectAndBuild(Pipeline& p, const Plans& plans, std::vector<VariantReport>& reports, const std::vector<Skill>& skills,
+                        const Manifest& manifest, const std::string& selected_dir, bool build) {
+  Selected out;
+  if (!p.gpu) return out;
+  // The sources are built for the winners as they stand before their re-checks, on another
+  // thread: a re-check is a GPU job and a re-apply is Clang work, and a re-check seldom drops a
+  // winner. Should one be dropped, the sources are built again for the winners that stand.
+  std::map<std::string, const VariantReport*> guess = selectBest(reports);
+  dropUngated(p, plans, guess, /*say=*/false);
+  BufferedStatus lines;
+  SelectedFiles guessed;
+  std::exception_ptr failed;
+  std::thread builder;
+  if (build && !guess.empty())
+    builder = std::thread([&] {
+      try {
+        Pipeline q{p.setup, p.cfg, p.layout, lines, p.compiler, p.backend, p.capturer, p.originals,
+                   p.jobs,  p.device, p.gpu, p.cache};
+        guessed = buildSelectedSources(q, guess, plans, skills, manifest, selected_dir);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  try {
+    out.best = selectChecked(p, plans, reports);
+  } catch (...) {
+    if (builder.joinable()) builder.join();
+    throw;
+  }
+  if (builder.joinable()) builder.join();
+  if (!build || out.best.empty()) return out;
+  if (out.best == guess && !failed) {
+    lines.replay(p.status);
+    out.files = std::move(guessed);
+  } else {
+    out.files = buildSelectedSources(p, out.best, plans, skills, manifest, selected_dir);
+  }
+  return out;
 }
 
 void writeSelection(Pipeline& p, const SelectedFiles& files, const std::string& generation) {

@@ -32,6 +32,15 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
                                    const Plans& plans, const std::vector<Skill>& skills, const Manifest& manifest,
                                    const std::string& selected_dir);
 
+// selectChecked and, when `build`, buildSelectedSources of its winners; the sources are built
+// while the winners are re-checked, and built again only if a re-check drops one.
+struct Selected {
+  std::map<std::string, const VariantReport*> best;
+  SelectedFiles files;
+};
+Selected selectAndBuild(Pipeline& p, const Plans& plans, std::vector<VariantReport>& reports, const std::vector<Skill>& skills,
+                        const Manifest& manifest, const std::string& selected_dir, bool build);
+
 // Writes the selected sources under selected/<generation>/ and selection.json (what the build
 // reads) last; removes older generations.
 void writeSelection(Pipeline& p, const SelectedFiles& files, const std::string& generation);

@@ -159,6 +159,14 @@ TEST_CASE("gate: the winner is re-checked on fresh inputs, one that fails is dro
   // The kept winner says what it went through.
   const std::string kept = rep["selected"]["saxpy"]["variant"];
   CHECK(variantIn(rep, kept)->at("checks").dump().find("re-checked on 2 fresh random input sets") != std::string::npos);
+  // The sources were first built for the dropped winner, while the re-checks ran; what the build
+  // compiles is built again for the kept one: its kernel is the gated variant's, not vectorized.
+  const Selection sel = p.selection();
+  const SelectedSource* s = sel.find((p.root / "src/saxpy.cu").string());
+  REQUIRE(s != nullptr);
+  REQUIRE(s->kernels.size() == 1);
+  CHECK(s->kernels[0].variant_id == kept);
+  CHECK(readFile(s->selected).find("float4") == std::string::npos);
 }
 
 TEST_CASE("gate: SANITIZE runs the winner under compute-sanitizer without guards, a report drops it", "[pipeline][hardening]") {

@@ -260,3 +260,30 @@ TEST_CASE("pipeline: the report says where the run's time went, stage by stage",
   CHECK(log.saw("klineage: time: setup "));
   CHECK(log.saw(", gate "));
 }
+
+TEST_CASE("pipeline: winners in files that share nothing are re-applied at once, with the same selected sources", "[pipeline]") {
+  // saxpy.cu and relu.cu each hold one kernel and its launch: two independent sets, re-applied on
+  // two threads at -j 4 and one after another at -j 1.
+  std::map<std::string, std::string> texts[2];
+  std::vector<std::string> chains[2];
+  for (int i = 0; i < 2; ++i) {
+    Project p(4);
+    FakeCompiler cc;
+    FakeRunner gpu;
+    OptimizeOptions opt;
+    opt.config = p.config;
+    opt.jobs = i == 0 ? 1 : 4;
+    REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+    const Selection sel = p.selection();
+    REQUIRE(sel.sources.size() == 2);
+    for (const auto& s : sel.sources) {
+      texts[i][fs::path(s.original).filename().string()] = readFile(s.selected);
+      for (const auto& k : s.kernels) chains[i].push_back(k.name + ": " + chainOf(k));
+    }
+  }
+  CHECK(chains[0] == chains[1]);
+  CHECK(texts[0] == texts[1]);
+  REQUIRE(texts[1].count("relu.cu"));
+  CHECK(texts[1].at("relu.cu").find("float4") != std::string::npos);  // each file holds its winner
+  CHECK(texts[1].at("saxpy.cu").find("float4") != std::string::npos);
+}
