@@ -18,10 +18,19 @@ PHASES = [
 ]
 
 
+TOOK = re.compile(r"klineage: the runner process took (\d+\.\d+) s")
+
+
 def phases(path):
     out, last = {}, 0.0
     with open(path, errors="replace") as f:
         for line in f:
+            took = TOOK.search(line)
+            if took and "total" in out:
+                # the process outside the runner's clock: before main's first stamp's clock started
+                # (exec, loading) and after its last line (result written, context torn down)
+                out["outside the runner's stamps"] = float(took.group(1)) - out["total"]
+                continue
             m = STAMP.search(line)
             if not m:
                 continue
@@ -41,7 +50,7 @@ def main(paths):
         return 0
     jobs = [(p, phases(p)) for p in paths]
     print(f"runner-phases: {len(jobs)} job(s)")
-    for name in [n for n, _ in PHASES] + ["total"]:
+    for name in [n for n, _ in PHASES] + ["total", "outside the runner's stamps"]:
         vals = [j[name] for _, j in jobs if name in j]
         if vals:
             print(f"  {name:45s} median {statistics.median(vals):6.2f} s  sum {sum(vals):7.1f} s  ({len(vals)} jobs)")
@@ -51,4 +60,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # piped into head
+        sys.exit(0)

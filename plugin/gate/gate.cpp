@@ -48,6 +48,9 @@ class ProcessCompiler : public Compiler {
   double timeout_;
 };
 
+// What klineage-runner's output ends with once its result is written (runner/predecessor.cpp).
+const char* const kRunnerDoneMarker = "klineage-runner: result written\n";
+
 class ChildRunner : public GpuRunner {
  public:
   ChildRunner(std::string path, int device) : path_(std::move(path)) {
@@ -58,15 +61,26 @@ class ChildRunner : public GpuRunner {
     return parseProbe(p.output, "klineage-runner --probe: " + p.describe());
   }
   RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) override {
-    return runChild({}, job, work_dir, timeout_s);
+    // The runner closes its output once its result is written; the next job starts while this
+    // one's context is torn down, and waits for this process to be gone before it allocates
+    // anything (KLINEAGE_RUNNER_AFTER_PID, plugin/runner/predecessor.h).
+    std::vector<std::string> env = env_;
+    if (last_pid_ > 0) env.push_back("KLINEAGE_RUNNER_AFTER_PID=" + std::to_string(last_pid_));
+    ProcessResult p;
+    RunnerResult r = runChild({}, job, work_dir, timeout_s, &p, &env, kRunnerDoneMarker);
+    last_pid_ = p.left_running ? p.pid : 0;
+    return r;
   }
 
   RunnerResult sanitize(const RunnerJob& job, const std::string& work_dir, double timeout_s,
                         const std::string& sanitizer, const std::string& tool) override {
     // Exit 86 is the sanitizer's own "errors found" (the runner exits 0, 2 or 3).
     const std::vector<std::string> prefix{sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "10"};
+    std::vector<std::string> env = env_;
+    if (last_pid_ > 0) env.push_back("KLINEAGE_RUNNER_AFTER_PID=" + std::to_string(last_pid_));
     ProcessResult p;
-    RunnerResult r = runChild(prefix, job, work_dir, timeout_s, &p);
+    RunnerResult r = runChild(prefix, job, work_dir, timeout_s, &p, &env);  // waited for: its exit code counts
+    last_pid_ = 0;
     if (!p.started) {
       r.status = RunStatus::Error;
       r.reason = "cannot start " + sanitizer + ": " + p.describe();
@@ -80,9 +94,11 @@ class ChildRunner : public GpuRunner {
  private:
   std::string path_;
   std::vector<std::string> env_;
+  int last_pid_ = 0;  // the last runner, should it still be tearing down
 
   RunnerResult runChild(const std::vector<std::string>& prefix, const RunnerJob& job, const std::string& work_dir,
-                        double timeout_s, ProcessResult* out = nullptr) {
+                        double timeout_s, ProcessResult* out = nullptr, const std::vector<std::string>* env = nullptr,
+                        const std::string& done_marker = "") {
     fs::create_directories(work_dir);
     std::string job_path = (fs::path(work_dir) / "job.json").string();
     std::string result_path = (fs::path(work_dir) / "result.json").string();
@@ -91,9 +107,16 @@ class ChildRunner : public GpuRunner {
     atomicWrite(job_path, nlohmann::json(job).dump(2) + "\n");
     std::vector<std::string> argv = prefix;
     for (const auto& a : {path_, job_path, result_path}) argv.push_back(a);
-    ProcessResult p = runProcess(argv, timeout_s, "", env_);
+    ProcessResult p = runProcess(argv, timeout_s, "", env ? *env : env_, "", done_marker);
     if (out) *out = p;
-    atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output);
+    // The process's time beside the runner's own stamps: what start-up before its clock and the
+    // end after its last line cost (scripts/runner-phases.py reads it).
+    char took[128];
+    std::snprintf(took, sizeof took,
+                  p.left_running ? "klineage: the runner process took %.2f s to its result (its exit not waited for)\n"
+                                 : "klineage: the runner process took %.2f s\n",
+                  p.seconds);
+    atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output + took);
     RunnerResult r;
     if (p.timed_out) {
       r.outcome = Outcome::Timeout;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 extern char** environ;
 
@@ -17,12 +18,31 @@ namespace klineage {
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + output;
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s";
+  if (left_running) return "closed its output without exiting";
   if (signaled) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit " + std::to_string(exit_code);
 }
 
+namespace {
+// Waits for a child that has closed its output, up to a minute, then kills what is left of its group.
+void reapLater(pid_t pid) {
+  std::thread([pid] {
+    int status = 0;
+    for (int i = 0; i < 60000 / 5; ++i) {
+      if (::waitpid(pid, &status, WNOHANG) != 0) {
+        ::kill(-pid, SIGKILL);
+        return;
+      }
+      ::usleep(5000);
+    }
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }).detach();
+}
+}  // namespace
+
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
-                         const std::vector<std::string>& extra_env, const std::string& stdin_path) {
+                         const std::vector<std::string>& extra_env, const std::string& stdin_path, const std::string& done_marker) {
   ProcessResult r;
   if (argv.empty()) {
     r.output = "empty command";
@@ -62,6 +82,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
   ::setpgid(pid, pid);
   ::close(pipefd[1]);
   r.started = true;
+  r.pid = pid;
   std::string out;
   bool eof = false;
   int status = 0;
@@ -84,6 +105,20 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
           if (out.size() > 256 * 1024) out.erase(0, out.size() - 128 * 1024);
         } else if (n == 0) {
           eof = true;
+          const bool marked = !done_marker.empty() && out.size() >= done_marker.size() &&
+                              out.compare(out.size() - done_marker.size(), done_marker.size(), done_marker) == 0;
+          if (marked && ::waitpid(pid, &status, WNOHANG) == 0) {
+            ::close(pipefd[0]);
+            reapLater(pid);
+            r.left_running = true;
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            r.output = out.size() > 64 * 1024 ? "[...]\n" + out.substr(out.size() - 64 * 1024) : out;
+            return r;
+          }
+          if (marked) {  // it exited as it closed its output: reaped just now
+            reaped = true;
+            break;
+          }
         }
       }
     } else {

@@ -13,6 +13,8 @@ struct ProcessResult {
   int signal = 0;
   bool timed_out = false;   // we killed it at the limit
   double seconds = 0;
+  int pid = 0;              // the child's process id
+  bool left_running = false;  // done_marker: it closed its output so, and is reaped on another thread
   std::string output;       // stdout and stderr together (truncated to the last 64 KiB)
   std::string describe() const;  // "exit 1", "killed by SIGSEGV", "timed out after 10 s"
 };
@@ -21,7 +23,14 @@ struct ProcessResult {
 // environment entries ("NAME=value"). timeout_s <= 0: no limit. The child gets its own process
 // group so that everything it started is killed with it.
 // stdin_path: the child's standard input ("" = /dev/null).
+// done_marker: when set, the child is done once it has closed its output (stdout and stderr) with
+// this as the end of it, even if it has not exited yet: runProcess returns then, with
+// left_running set and no exit status, and another thread reaps it (killing its group should it
+// take more than a minute). klineage-runner ends its output so once its result is written, and the
+// gate starts the next job while the driver tears the last one's context down. Output closed any
+// other way (a crash) is waited for as usual, and its exit status told.
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd = "",
-                         const std::vector<std::string>& extra_env = {}, const std::string& stdin_path = "");
+                         const std::vector<std::string>& extra_env = {}, const std::string& stdin_path = "",
+                         const std::string& done_marker = "");
 
 }  // namespace klineage

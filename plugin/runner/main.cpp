@@ -17,6 +17,7 @@
 #include "runner/cuda_api.h"
 #include "runner/device.h"
 #include "runner/job_check.h"
+#include "runner/predecessor.h"
 #include "runner/run_job.h"
 #include "runner/watchdog.h"
 
@@ -83,6 +84,9 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   std::fprintf(stderr, "klineage-runner: %s: %s vs %s on %s%s\n", job_path.c_str(), job.original.function.c_str(),
                job.variant.function.c_str(), d.describe().c_str(),
                job.replay ? (", replaying " + job.replay->record_dir).c_str() : "");
+  std::string note;
+  waitForPredecessor(std::getenv("KLINEAGE_RUNNER_AFTER_PID"), 30, &note);
+  if (!note.empty()) std::fprintf(stderr, "klineage-runner: %s\n", note.c_str());
   // A kernel that does not finish in time: the result says which, and the process ends here (the
   // main thread is stuck waiting for the device, and the context is lost with the process).
   Watchdog watchdog(job.launch_timeout_s, [&](const std::string& what, double seconds) {
@@ -97,7 +101,9 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
   });
   r = runJob(api, d, job, job.replay ? &record : nullptr, &watchdog);
   // status "error" here: the record's blobs could not be read back (the gate captures again)
-  return writeResult(result_path, r, r.status == RunStatus::Error ? kExitBadInput : kExitOk);
+  const int rc = writeResult(result_path, r, r.status == RunStatus::Error ? kExitBadInput : kExitOk);
+  releaseOutput();  // the gate may start the next job while this context is torn down
+  return rc;
 }
 
 }  // namespace

@@ -106,6 +106,41 @@ TEST_CASE("runProcess: children of the child are killed with it", "[process]") {
   CHECK(since(t0) < 5);
 }
 
+TEST_CASE("runProcess: done_marker returns once the child closes its output so, and reaps it later", "[process]") {
+  // The child writes, closes stdout and stderr, and lives on for 3 s (a runner tearing down its
+  // context after writing its result).
+  const std::vector<std::string> argv{"sh", "-c", "echo result-written; exec >/dev/null 2>&1; sleep 3"};
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = runProcess(argv, 20, "", {}, "", "result-written\n");
+  CHECK(since(t0) < 2);
+  CHECK(r.left_running);
+  CHECK(r.pid > 0);
+  CHECK(has(r.output, "result-written"));
+  CHECK(has(r.describe(), "closed its output"));
+  CHECK(::kill(r.pid, 0) == 0);  // still there
+  // Reaped by the other thread once it exits: then the pid no longer names a process.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = ::kill(r.pid, 0) != 0;
+  }
+  CHECK(gone);
+  // Without the marker the caller waits for the exit, and gets the exit code: output closed
+  // without the marker, or no marker asked for.
+  for (const std::string marker : {"result-written\n", ""}) {
+    t0 = std::chrono::steady_clock::now();
+    ProcessResult w = runProcess({"sh", "-c", "echo x; exec >/dev/null 2>&1; sleep 1; exit 4"}, 20, "", {}, "", marker);
+    CHECK(since(t0) >= 1);
+    CHECK_FALSE(w.left_running);
+    CHECK(w.exit_code == 4);
+  }
+  // A crash right after the marker's line is not taken for the marker's cue unless the output
+  // ends with it: here more follows, so the crash is waited for and told.
+  ProcessResult c = runProcess({"sh", "-c", "echo result-written; echo more; kill -SEGV $$"}, 20, "", {}, "", "result-written\n");
+  CHECK_FALSE(c.left_running);
+  CHECK(c.signaled);
+}
+
 TEST_CASE("runProcess: a crash is reported as a signal", "[process]") {
   ProcessResult r = runProcess({"sh", "-c", "kill -SEGV $$"}, 10);
   CHECK(r.started);
@@ -294,6 +329,31 @@ echo runner-says-hello)SH");
   // the gate's judge() decides passed from the timings: 1.42x beyond the noise (p10..p90 of the original)
   CHECK(rep.reason == "1.42x (noise 10.0%); outputs match on 3 input set(s)");
   REQUIRE(rep.run);
+}
+
+TEST_CASE("makeChildRunner: the next runner starts while the last one exits, and is told its pid", "[gate]") {
+  TempDir t;
+  // Like klineage-runner: the result, then the output closed, then a slow exit (context teardown).
+  std::string runner = fakeRunner(t, "slow-exit.sh", R"SH(echo "after=[$KLINEAGE_RUNNER_AFTER_PID] me=[$$]"
+cat > "$2" <<'EOF'
+{"format": "klineage-runner-result-1", "status": "ok", "outcome": "passed", "reason": "", "device": "Fake GPU (sm_90)",
+ "compares": [], "speedup": 1.0, "noise": 0.01, "original_time": null, "variant_time": null}
+EOF
+echo "klineage-runner: result written" >&2
+exec >/dev/null 2>&1
+sleep 2)SH");
+  auto r = makeChildRunner(runner);
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string wd1 = (t.path / "gate/saxpy/1").string(), wd2 = (t.path / "gate/saxpy/2").string();
+  CHECK(r->run(sampleJob(), wd1, 10).outcome == Outcome::Passed);
+  CHECK(r->run(sampleJob(), wd2, 10).outcome == Outcome::Passed);
+  CHECK(since(t0) < 3);  // neither waited for its runner's 2 s exit
+  const std::string log1 = readFile(fs::path(wd1) / "runner.log"), log2 = readFile(fs::path(wd2) / "runner.log");
+  CHECK(has(log1, "after=[]"));
+  const size_t at = log1.find("me=[") + 4;
+  const std::string me = log1.substr(at, log1.find(']', at) - at);
+  CHECK(!me.empty());
+  CHECK(has(log2, "after=[" + me + "]"));  // the second runner waits for the first before allocating
 }
 
 TEST_CASE("makeChildRunner: hangs, crashes and silent failures", "[gate]") {
