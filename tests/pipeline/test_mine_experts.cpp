@@ -67,6 +67,7 @@ struct Expert {
   // same sizes, or a grid covering it where the ceilings differ (noted at the entry).
   Dim3 end_grid, end_block;
   std::vector<Version> chain;  // from the expert (v0) to the end
+  std::string naive;           // the naive kernel's name where it is not `kernel` less "mine_"
 };
 
 // The skill library as the experts' config loads it (skills/).
@@ -88,13 +89,14 @@ std::string kernelText(const std::string& text, const std::string& name) {
 }
 
 // The naive kernel as the walk ends at it: named mine_<name>, no `const` in its parameter list.
-std::string naiveAsMined(const std::string& naive_text, const std::string& name) {
+std::string naiveAsMined(const std::string& naive_text, const std::string& name, std::string mined = "") {
+  if (mined.empty()) mined = "mine_" + name;
   std::string k = kernelText(naive_text, name);
   const size_t open = k.find(" " + name + "(") + name.size() + 1;
   const size_t close = k.find(')', open);
   std::string params = k.substr(open, close - open);
   for (size_t p = params.find("const "); p != std::string::npos; p = params.find("const ", p)) params.erase(p, 6);
-  return k.substr(0, open - name.size()) + "mine_" + name + params + k.substr(close);
+  return k.substr(0, open - name.size()) + mined + params + k.substr(close);
 }
 
 std::string paramsText(const TransformParams& p) {
@@ -156,6 +158,15 @@ const std::vector<Expert>& experts() {
            {"-block-reduce-cas(coarsen=16, unroll=4) [grid.x*16]",
             "-block-reduce-cas(coarsen=16, unroll=4) [grid.x*16]"},
            {"", ""}}},
+      // the float4 forms, without __restrict__ or __launch_bounds__: one step back to the naive kernel
+      {"reduce_sum_vec4.cu", "mine_reduce_sum_vec4", "reduce.cu", {256}, {4096}, {65536}, {256}, {
+           {"-block-reduce-atomic(coarsen=16, unroll=4, vector_width=4) [grid.x*16]",
+            "-block-reduce-atomic(coarsen=16, unroll=4, vector_width=4) [grid.x*16]"},
+           {"", ""}}, "reduce_sum"},
+      {"reduce_max_vec4.cu", "mine_reduce_max_vec4", "reduce.cu", {256}, {4096}, {65536}, {256}, {
+           {"-block-reduce-cas(coarsen=16, unroll=4, vector_width=4) [grid.x*16]",
+            "-block-reduce-cas(coarsen=16, unroll=4, vector_width=4) [grid.x*16]"},
+           {"", ""}}, "reduce_max"},
       {"relu.cu", "mine_relu", "elementwise.cu", {256}, {65536}, {262144}, {256}, {
            {"-vectorize-access(width=4) [grid.x*4]",
             "-vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
@@ -348,9 +359,9 @@ TEST_CASE("mineable experts: the inverses walk each back to its naive kernel, ea
       std::ofstream("/tmp/klineage-test-mine/" + x.kernel + ".chain") << joined(w.chain);
       INFO("chain (also in /tmp/klineage-test-mine/" << x.kernel << ".chain):\n" << joined(w.chain));
       CHECK(joined(w.chain) == joined(x.chain));
-      const std::string naive = x.kernel.substr(5);
+      const std::string naive = x.naive.empty() ? x.kernel.substr(5) : x.naive;
       CHECK(normalizedText(kernelText(w.end_text, x.kernel)) ==
-            normalizedText(naiveAsMined(readFile(kExperts + "/src/naive/" + x.naive_file), naive)));
+            normalizedText(naiveAsMined(readFile(kExperts + "/src/naive/" + x.naive_file), naive, x.kernel)));
       INFO("launch change " << geometryText(w.geometry));
       CHECK(dimText(applyGrid(w.geometry, x.grid)) == dimText(x.end_grid));
       CHECK(dimText(applyBlock(w.geometry, x.block)) == dimText(x.end_block));

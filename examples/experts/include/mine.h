@@ -18,6 +18,9 @@ cudaError_t launch_mine_bias_gelu(int n, int cols, float* in, float* bias, float
 cudaError_t launch_mine_reduce_sum(int n, float* x, float* out);
 cudaError_t launch_mine_reduce_dot(int n, float* x, float* y, float* out);
 cudaError_t launch_mine_reduce_max(int n, float* x, float* out);
+// ... and with float4 loads (the -vec4 skills' parameters), without __restrict__ / __launch_bounds__
+cudaError_t launch_mine_reduce_sum_vec4(int n, float* x, float* out);
+cudaError_t launch_mine_reduce_max_vec4(int n, float* x, float* out);
 
 // ---- rows: warp-per-row (unroll 4) + row-registers
 cudaError_t launch_mine_softmax_rows(int rows, int cols, float* in, float* out);

@@ -194,6 +194,28 @@ bool reductions(const Sizes& s) {
     const double got = out.download()[0];
     all = report("mine_reduce_max", good && compareScalar("mine_reduce_max", got, want, 0.0)) && all;
   }
+  {  // sum, float4 loads
+    bool good = true;
+    Buf<float> x(n, good), out(1, good);
+    x.upload(hx);
+    out.poison();
+    std::vector<double> t(hx.begin(), hx.end());
+    double want = 0;
+    for (double v : t) want += v;
+    good = good && launched(launch_mine_reduce_sum_vec4(n, x.p, out.p), "mine_reduce_sum_vec4");
+    const double got = out.download()[0];
+    all = report("mine_reduce_sum_vec4", good && compareScalar("mine_reduce_sum_vec4", got, want, reduceTol(t))) && all;
+  }
+  {  // max, float4 loads: exact
+    bool good = true;
+    Buf<float> x(n, good), out(1, good);
+    x.upload(hx);
+    out.poison();
+    const double want = *std::max_element(hx.begin(), hx.end());
+    good = good && launched(launch_mine_reduce_max_vec4(n, x.p, out.p), "mine_reduce_max_vec4");
+    const double got = out.download()[0];
+    all = report("mine_reduce_max_vec4", good && compareScalar("mine_reduce_max_vec4", got, want, 0.0)) && all;
+  }
   return all;
 }
 
