@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/parallel.h"
 #include "gate/judge.h"
 #include "gate/process.h"
 
@@ -181,13 +182,7 @@ DeviceProbe parseProbe(const std::string& output, const std::string& what_failed
 
 std::vector<CompileResult> compileAll(Compiler& c, const std::vector<CompileRequest>& reqs, unsigned jobs) {
   std::vector<CompileResult> out(reqs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < reqs.size();) out[i] = c.compile(reqs[i]);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(1u, jobs); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  parallelFor(reqs.size(), jobs, [&](size_t i) { out[i] = c.compile(reqs[i]); });
   return out;
 }
 

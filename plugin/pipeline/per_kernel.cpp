@@ -1,11 +1,10 @@
 #include "per_kernel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
-#include <thread>
 
 #include "context.h"
+#include "core/parallel.h"
 #include "status.h"
 #include "variant_source.h"
 
@@ -38,15 +37,7 @@ std::vector<KernelAnswer> askPerKernel(Pipeline& p, size_t kernels, const std::v
       task.failed = std::current_exception();
     }
   };
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < at_once.size();) run(at_once[i], tasks[at_once[i]].lines);
-  };
-  const size_t threads = std::min<size_t>(std::max(1u, p.jobs), at_once.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();  // this thread is one of them
-  for (auto& t : pool) t.join();
+  parallelFor(at_once.size(), p.jobs, [&](size_t i) { run(at_once[i], tasks[at_once[i]].lines); });
 
   std::vector<KernelAnswer> out(kernels);
   for (size_t t = 0; t < tasks.size(); ++t) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <atomic>
 #include <exception>
 #include <functional>
 #include <set>
@@ -12,6 +11,7 @@
 
 #include "context.h"
 #include "core/fs.h"
+#include "core/parallel.h"
 #include "gate/judge.h"
 #include "gate_jobs.h"
 #include "gate_loop.h"
@@ -278,14 +278,7 @@ Merged applyWinners(Pipeline& p, std::vector<Winner>& ws, const std::vector<std:
       failed[s] = std::current_exception();
     }
   };
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t s; (s = next++) < sets.size();) build(s);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::min<size_t>(std::max(1u, p.jobs), sets.size()); ++t) pool.emplace_back(worker);
-  worker();  // this thread is one of them
-  for (auto& t : pool) t.join();
+  parallelFor(sets.size(), p.jobs, build);
   for (auto& f : failed)
     if (f) std::rethrow_exception(f);
 

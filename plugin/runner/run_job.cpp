@@ -18,6 +18,7 @@
 #include "core/cubin.h"
 #include "core/fill.h"
 #include "core/stats.h"
+#include "core/parallel.h"
 
 namespace klineage::runner {
 
@@ -77,18 +78,7 @@ void progress(const std::string& line) {
 // hundreds of MB on one core would take longer than the kernels being gated.
 template <typename Fn>
 void parallelFor(size_t count, Fn fn) {
-  const size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
-    for (size_t i = 0; i < count; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < count;) fn(i);
-    });
-  for (auto& t : pool) t.join();
+  klineage::parallelFor(count, std::thread::hardware_concurrency(), fn);
 }
 
 constexpr unsigned long long kChunk = 1ull << 20;  // elements per piece of parallel work
