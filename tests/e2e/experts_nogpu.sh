@@ -65,8 +65,9 @@ for k in reduce_sum reduce_dot; do
 done
 grep -qE "^reduce_max  block-reduce-cas-vec4 " "$log" || fail "reduce_max has no block-reduce-cas-vec4 variant (float4 loads)"
 # row-registers-vec4 ranks before row-registers until measured: within BUDGET 2 the rows take its float4 form
+# (after warp-per-row or its unrolled form: the shipped history measured the two within 1%)
 for k in softmax_rows layernorm_rows; do
-  grep -qE "^$k  warp-per-row-unrolled\+row-registers-vec4 " "$log" || fail "$k has no row-registers-vec4 chain (float4 rows)"
+  grep -qE "^$k  warp-per-row(-unrolled)?\+row-registers-vec4 " "$log" || fail "$k has no row-registers-vec4 chain (float4 rows)"
 done
 grep -qE "^bias_gelu  grid-stride-loop\+vectorize-float4 " "$log" || fail "bias_gelu has no vectorized variant"
 ok "reduce_max, softmax_rows and bias_gelu reach their catalogue variants within BUDGET 2 (the reductions and the rows their float4 forms too)"

@@ -99,14 +99,8 @@ std::string joined(const std::vector<std::string>& v) {
 
 bool startsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
-// The skill library without its shipped effect history (skills/effects.json, measured on the H200),
-// for the tests of the planner's own rules: what a fresh library plans.
-void libraryWithoutHistory(const Project& p) {
-  fs::create_directories(p.root / "skills");
-  for (const auto& e : fs::directory_iterator(fs::path(KLINEAGE_SOURCE_DIR) / "skills"))
-    if (e.path().extension() == ".toml") fs::copy_file(e.path(), p.root / "skills" / e.path().filename());
-  p.setConfig("skills", {(p.root / "skills").string()});
-}
+// The tests of the planner's own rules plan with the library without its shipped history.
+void libraryWithoutHistory(const Project& p) { p.libraryWithoutHistory(); }
 
 }  // namespace
 

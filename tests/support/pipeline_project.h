@@ -94,6 +94,14 @@ struct Project {
     atomicWrite(root / rel, text);
     return (root / rel).string();
   }
+  // The skill library without its shipped effect history (skills/effects.json, measured on the
+  // GPUs), copied under the project: what a fresh library plans, whatever the records say.
+  void libraryWithoutHistory() const {
+    fs::create_directories(root / "skills");
+    for (const auto& e : fs::directory_iterator(fs::path(KLINEAGE_SOURCE_DIR) / "skills"))
+      if (e.path().extension() == ".toml") fs::copy_file(e.path(), root / "skills" / e.path().filename());
+    setConfig("skills", {(root / "skills").string()});
+  }
   Selection selection() const { return loadSelection((root / "build/klineage/kernels/selection.json").string()); }
   nlohmann::json report() const { return nlohmann::json::parse(readFile(root / "build/klineage/kernels/report.json")); }
 };
