@@ -113,6 +113,10 @@ struct Tolerance {
   double rtol = 1e-5, atol = 1e-6;
 };
 
+// What klineage-runner's output ends with once its result is written and its output closed: the
+// gate's cue that the job is over though the process may still be exiting (docs/runner-job.md).
+inline constexpr const char* kRunnerDoneLine = "klineage-runner: result written\n";
+
 struct ProfileSpec {
   bool enabled = true;
   unsigned warmup = 3;

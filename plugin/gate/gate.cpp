@@ -49,9 +49,6 @@ class ProcessCompiler : public Compiler {
   double timeout_;
 };
 
-// What klineage-runner's output ends with once its result is written (runner/predecessor.cpp).
-const char* const kRunnerDoneMarker = "klineage-runner: result written\n";
-
 class ChildRunner : public GpuRunner {
  public:
   ChildRunner(std::string path, int device) : path_(std::move(path)) {
@@ -65,10 +62,9 @@ class ChildRunner : public GpuRunner {
     // The runner closes its output once its result is written; the next job starts while this
     // one's context is torn down, and waits for this process to be gone before it allocates
     // anything (KLINEAGE_RUNNER_AFTER_PID, plugin/runner/predecessor.h).
-    std::vector<std::string> env = env_;
-    if (last_pid_ > 0) env.push_back("KLINEAGE_RUNNER_AFTER_PID=" + std::to_string(last_pid_));
+    const std::vector<std::string> env = envAfterLast();
     ProcessResult p;
-    RunnerResult r = runChild({}, job, work_dir, timeout_s, &p, &env, kRunnerDoneMarker);
+    RunnerResult r = runChild({}, job, work_dir, timeout_s, &p, &env, kRunnerDoneLine);
     last_pid_ = p.left_running ? p.pid : 0;
     return r;
   }
@@ -77,8 +73,7 @@ class ChildRunner : public GpuRunner {
                         const std::string& sanitizer, const std::string& tool) override {
     // Exit 86 is the sanitizer's own "errors found" (the runner exits 0, 2 or 3).
     const std::vector<std::string> prefix{sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "10"};
-    std::vector<std::string> env = env_;
-    if (last_pid_ > 0) env.push_back("KLINEAGE_RUNNER_AFTER_PID=" + std::to_string(last_pid_));
+    const std::vector<std::string> env = envAfterLast();
     ProcessResult p;
     RunnerResult r = runChild(prefix, job, work_dir, timeout_s, &p, &env);  // waited for: its exit code counts
     last_pid_ = 0;
@@ -96,6 +91,13 @@ class ChildRunner : public GpuRunner {
   std::string path_;
   std::vector<std::string> env_;
   int last_pid_ = 0;  // the last runner, should it still be tearing down
+
+  // The child's environment, with the last runner's pid for it to wait for (runner/predecessor.h).
+  std::vector<std::string> envAfterLast() const {
+    std::vector<std::string> env = env_;
+    if (last_pid_ > 0) env.push_back("KLINEAGE_RUNNER_AFTER_PID=" + std::to_string(last_pid_));
+    return env;
+  }
 
   RunnerResult runChild(const std::vector<std::string>& prefix, const RunnerJob& job, const std::string& work_dir,
                         double timeout_s, ProcessResult* out = nullptr, const std::vector<std::string>* env = nullptr,

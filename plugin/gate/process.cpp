@@ -24,6 +24,11 @@ std::string ProcessResult::describe() const {
 }
 
 namespace {
+// The output as kept: its last 64 KiB.
+std::string lastOutput(const std::string& out) {
+  return out.size() > 64 * 1024 ? "[...]\n" + out.substr(out.size() - 64 * 1024) : out;
+}
+
 // Waits for a child that has closed its output, up to a minute, then kills what is left of its group.
 void reapLater(pid_t pid) {
   std::thread([pid] {
@@ -112,7 +117,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
             reapLater(pid);
             r.left_running = true;
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            r.output = out.size() > 64 * 1024 ? "[...]\n" + out.substr(out.size() - 64 * 1024) : out;
+            r.output = lastOutput(out);
             return r;
           }
           if (marked) {  // it exited as it closed its output: reaped just now
@@ -148,8 +153,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
       r.exit_code = WEXITSTATUS(status);
     }
   }
-  if (out.size() > 64 * 1024) out = "[...]\n" + out.substr(out.size() - 64 * 1024);
-  r.output = out;
+  r.output = lastOutput(out);
   return r;
 }
 

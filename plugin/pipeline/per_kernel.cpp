@@ -30,8 +30,7 @@ std::vector<KernelAnswer> askPerKernel(Pipeline& p, size_t kernels, const std::v
   auto run = [&](size_t t, Status& status) {
     Task& task = tasks[t];
     try {
-      Pipeline q{p.setup, p.cfg, p.layout, status, p.compiler, p.backend, p.capturer, p.originals,
-                 p.jobs,  p.device, p.gpu, p.cache};
+      Pipeline q = p.withStatus(status);
       task.answer.reports = ask(*sources[t % n_sources], q, t / n_sources, &task.answer.refusals);
     } catch (...) {
       task.failed = std::current_exception();

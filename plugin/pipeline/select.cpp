@@ -256,8 +256,7 @@ Merged applyWinners(Pipeline& p, std::vector<Winner>& ws, const std::vector<std:
       for (size_t i : sets[s]) {
         Winner& w = ws[i];
         const Variant& v = w.rep->variant;
-        Pipeline q{p.setup, p.cfg, p.layout, w.lines, p.compiler, p.backend, p.capturer, p.originals,
-                   p.jobs,  p.device, p.gpu, p.cache};
+        Pipeline q = p.withStatus(w.lines);
         Overlay trial = d.o;
         std::string why = reapply(q, *w.rep, *w.plan, skills, manifest, trial);
         const Overlay before = trial;
@@ -319,10 +318,7 @@ SelectedFiles buildSelectedSources(Pipeline& p, const std::map<std::string, cons
   }
   Merged m = applyWinners(p, ws, independentSets(ws), skills, manifest);
   if (!m.ok) {  // two sets edited one file after all: everything again as one set
-    for (auto& w : ws) {
-      RecordingStatus dropped;
-      w.lines.replay(dropped);
-    }
+    for (auto& w : ws) w.lines.clear();
     std::vector<size_t> all(ws.size());
     for (size_t i = 0; i < ws.size(); ++i) all[i] = i;
     m = applyWinners(p, ws, {all}, skills, manifest);
@@ -366,8 +362,7 @@ Selected selectAndBuild(Pipeline& p, const Plans& plans, std::vector<VariantRepo
   if (build && !guess.empty())
     builder = std::thread([&] {
       try {
-        Pipeline q{p.setup, p.cfg, p.layout, lines, p.compiler, p.backend, p.capturer, p.originals,
-                   p.jobs,  p.device, p.gpu, p.cache};
+        Pipeline q = p.withStatus(lines);
         guessed = buildSelectedSources(q, guess, plans, skills, manifest, selected_dir);
       } catch (...) {
         failed = std::current_exception();

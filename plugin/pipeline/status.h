@@ -61,6 +61,7 @@ class BufferedStatus : public Status {
     for (auto& f : held_) f(to);
     held_.clear();
   }
+  void clear() { held_.clear(); }  // drops what it holds (work done again)
 
  private:
   std::vector<std::function<void(Status&)>> held_;

@@ -1,5 +1,7 @@
 #include "runner/predecessor.h"
 
+#include "core/job.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -42,8 +44,7 @@ double waitForPredecessor(const char* pid_text, double max_s, std::string* note)
 
 void releaseOutput() {
   std::fflush(stdout);
-  // The gate's cue that the output ends here on purpose (gate.cpp kRunnerDoneMarker).
-  std::fputs("klineage-runner: result written\n", stderr);
+  std::fputs(kRunnerDoneLine, stderr);  // the gate's cue that the output ends here on purpose
   std::fflush(stderr);
   const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (fd < 0) return;
