@@ -6,22 +6,14 @@
 #include <sstream>
 
 #include "core/compare.h"
+#include "core/fill_element.h"
 
 namespace klineage {
 
 namespace {
 
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-uint64_t keyFor(uint64_t seed, unsigned param_index) {
-  return mix(seed + kGolden * (static_cast<uint64_t>(param_index) + 1));
-}
-uint64_t bitsAt(uint64_t key, unsigned long long index) { return mix(key + kGolden * (index + 1)); }
+using fill_element::bitsAt;
+using fill_element::keyFor;
 
 // The type's value range, wide enough for u64 and i64 at once.
 void intRange(ElemType t, __int128& lo, __int128& hi) {
@@ -68,8 +60,7 @@ void fillFloats(F* out, unsigned long long begin, unsigned long long end, const 
     F v;
     switch (init.kind) {
       case InitSpec::Uniform: {
-        const double u = static_cast<double>(bitsAt(key, i) >> 11) * 0x1.0p-53;
-        v = static_cast<F>(init.lo + u * (init.hi - init.lo));
+        v = static_cast<F>(fill_element::uniform(bitsAt(key, i), init.lo, init.hi));
         // rounding to float can step just past a bound
         if (v < static_cast<F>(init.lo)) v = static_cast<F>(init.lo);
         if (v > static_cast<F>(init.hi)) v = static_cast<F>(init.hi);
@@ -142,13 +133,40 @@ void fillBufferRange(void* dst, ElemType type, unsigned long long begin, unsigne
   for (unsigned long long i = begin; i < end; ++i) {
     __int128 v = 0;
     switch (init.kind) {
-      case InitSpec::Uniform: v = lo + static_cast<__int128>(bitsAt(key, i) % span); break;
+      case InitSpec::Uniform: v = lo + static_cast<__int128>(bitsAt(key, i) % span); break;  // as uniformInt
       case InitSpec::Constant: v = constant; break;
       case InitSpec::Iota: v = i; break;
       default: break;
     }
     storeInt(dst, type, i, v);
   }
+}
+
+FillPlan fillPlan(ElemType type, const InitSpec& init, uint64_t seed, unsigned param_index) {
+  FillPlan p;
+  const bool is_float = isFloat(type);
+  if (init.kind == InitSpec::Uniform) {
+    p.key = keyFor(seed, param_index);
+    if (is_float) {
+      p.mode = FillPlan::UniformFloat;
+      p.lo = init.lo;
+      p.hi = init.hi;
+    } else {
+      // the same bounds and span as fillBufferRange's
+      const __int128 lo = static_cast<__int128>(std::ceil(static_cast<long double>(init.lo)));
+      const __int128 hi = static_cast<__int128>(std::floor(static_cast<long double>(init.hi)));
+      const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;
+      p.mode = FillPlan::UniformInt;
+      p.int_lo = static_cast<uint64_t>(lo);
+      p.int_span = span >> 64 ? 0 : static_cast<uint64_t>(span);
+    }
+  } else if (init.kind == InitSpec::Iota) {
+    p.mode = is_float ? FillPlan::IotaFloat : FillPlan::IotaInt;
+  } else {  // constant, zeros, poison: the same bytes in every element
+    p.mode = FillPlan::Pattern;
+    fillBufferRange(&p.pattern, type, 0, 1, init, seed, param_index);
+  }
+  return p;
 }
 
 }  // namespace klineage

@@ -37,4 +37,17 @@ void fillBuffer(void* dst, ElemType type, unsigned long long n, const InitSpec& 
 void fillBufferRange(void* dst, ElemType type, unsigned long long begin, unsigned long long count,
                      const InitSpec& init, uint64_t seed, unsigned param_index);
 
+// How the GPU writes the same bytes as fillBuffer (runner/device_fill.cu), worked out on the host
+// so that the kernels need neither the seed's mixing of the key nor 128-bit integers.
+struct FillPlan {
+  enum Mode { UniformFloat, IotaFloat, UniformInt, IotaInt, Pattern } mode = Pattern;
+  uint64_t key = 0;             // UniformFloat, UniformInt: fill_element::keyFor(seed, param_index)
+  double lo = 0, hi = 1;        // UniformFloat
+  uint64_t int_lo = 0;          // UniformInt: ceil(lo), as its low 64 bits
+  uint64_t int_span = 0;        // UniformInt: floor(hi) - ceil(lo) + 1; 0 stands for 2^64
+  uint64_t pattern = 0;         // Pattern (constant, zeros, poison): every element's bytes, low first
+};
+// `init` must have passed checkInit.
+FillPlan fillPlan(ElemType type, const InitSpec& init, uint64_t seed, unsigned param_index);
+
 }  // namespace klineage

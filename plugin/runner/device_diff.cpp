@@ -7,31 +7,19 @@
 
 namespace klineage::runner {
 
+DeviceDiff::DeviceDiff(const CudaApi& cu)
+    : cu_(cu), module_(cu, kDeviceDiffPtx, {"kl_diff32", "kl_diff64"}, "the comparison module") {}
+
 DeviceDiff::~DeviceDiff() {
   if (count_ && cu_.cuMemFree) cu_.cuMemFree(count_);
-  if (module_ && cu_.cuModuleUnload) cu_.cuModuleUnload(module_);
 }
 
 bool DeviceDiff::load() {
-  if (tried_) return module_ != nullptr;
-  tried_ = true;
-  if (!cu_.cuModuleLoadData) {
-    why_ = "the driver API has no cuModuleLoadData";
-    return false;
-  }
-  if (cu_.cuModuleLoadData(&module_, kDeviceDiffPtx) != CUDA_SUCCESS) {
-    module_ = nullptr;
-    why_ = "the comparison module did not load (PTX JIT)";
-    return false;
-  }
-  if (cu_.cuModuleGetFunction(&f32_, module_, "kl_diff32") != CUDA_SUCCESS ||
-      cu_.cuModuleGetFunction(&f64_, module_, "kl_diff64") != CUDA_SUCCESS ||
-      cu_.cuMemAlloc(&count_, sizeof(unsigned long long)) != CUDA_SUCCESS) {
-    why_ = "the comparison kernels are not in the module, or no memory for the count";
-    cu_.cuModuleUnload(module_);
-    module_ = nullptr;
+  if (count_) return true;
+  if (!module_.unavailable().empty() || !module_.load()) return false;  // tried once
+  if (cu_.cuMemAlloc(&count_, sizeof(unsigned long long)) != CUDA_SUCCESS) {
     count_ = 0;
-    return false;
+    return module_.fail("no memory for the comparison's count");
   }
   return true;
 }
@@ -54,7 +42,7 @@ bool DeviceDiff::same(CUdeviceptr a, CUdeviceptr b, size_t bytes, ElemType type)
     const unsigned block = 256;
     const unsigned long long blocks = (n + block - 1) / block;
     const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
-    if (cu_.cuLaunchKernel(wide ? f64_ : f32_, grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr) != CUDA_SUCCESS)
+    if (cu_.cuLaunchKernel(module_.fn(wide ? 1 : 0), grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr) != CUDA_SUCCESS)
       return false;
     unsigned long long count = 1;
     if (cu_.cuMemcpyDtoH(&count, count_, sizeof count) != CUDA_SUCCESS || count != 0) return false;

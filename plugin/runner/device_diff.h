@@ -10,12 +10,13 @@
 
 #include "core/job.h"
 #include "runner/cuda_api.h"
+#include "runner/embedded_module.h"
 
 namespace klineage::runner {
 
 class DeviceDiff {
  public:
-  explicit DeviceDiff(const CudaApi& cu) : cu_(cu) {}
+  explicit DeviceDiff(const CudaApi& cu);
   ~DeviceDiff();
   DeviceDiff(const DeviceDiff&) = delete;
   DeviceDiff& operator=(const DeviceDiff&) = delete;
@@ -25,15 +26,12 @@ class DeviceDiff {
   // may differ or the GPU comparison is unavailable (the module did not load: see unavailable()).
   bool same(CUdeviceptr a, CUdeviceptr b, size_t bytes, ElemType type);
   // Why the GPU comparison is not used ("" while it is).
-  const std::string& unavailable() const { return why_; }
+  const std::string& unavailable() const { return module_.unavailable(); }
 
  private:
   const CudaApi& cu_;
-  bool tried_ = false;
-  CUmodule module_ = nullptr;
-  CUfunction f32_ = nullptr, f64_ = nullptr;
+  EmbeddedModule module_;
   CUdeviceptr count_ = 0;
-  std::string why_;
   bool load();
 };
 

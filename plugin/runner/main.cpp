@@ -6,6 +6,8 @@
 //                                                      (status "error")
 //                                              exit 3: no driver or no device (status "no-device")
 //   klineage-runner --probe                    one JSON line; exit 0 with a device, else 3
+//   klineage-runner --check-fill               the GPU's generated inputs against the host's;
+//                                              exit 0 same, 1 different, 3 no device
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -16,6 +18,7 @@
 #include "core/job.h"
 #include "runner/cuda_api.h"
 #include "runner/device.h"
+#include "runner/device_fill.h"
 #include "runner/job_check.h"
 #include "runner/predecessor.h"
 #include "runner/run_job.h"
@@ -30,7 +33,8 @@ constexpr int kExitNoDevice = 3;
 
 const char* kUsage =
     "usage: klineage-runner <job.json> <result.json>\n"
-    "       klineage-runner --probe\n";
+    "       klineage-runner --probe\n"
+    "       klineage-runner --check-fill\n";
 
 // Returns `code`, or kExitFailure when even the result cannot be written.
 int writeResult(const std::string& path, const RunnerResult& r, int code) {
@@ -48,6 +52,26 @@ int probe() {
   Device d = openDevice(api);
   std::printf("%s\n", probeLine(d).c_str());
   return d.ok ? kExitOk : kExitNoDevice;
+}
+
+// The GPU fill against the host's, on this device: exit 0 when every case agrees, 1 when one
+// differs (the runner would still be sound: its host copies are read back from the device, but a
+// seed would no longer name the same data on every machine), 3 without a device.
+int checkFill() {
+  CudaApi api;
+  Device d = openDevice(api);
+  if (!d.ok) {
+    std::printf("no CUDA device: %s\n", d.reason.c_str());
+    return kExitNoDevice;
+  }
+  unsigned cases = 0;
+  const std::string bad = checkDeviceFill(api, &cases);
+  if (!bad.empty()) {
+    std::printf("fill: the GPU and the host differ after %u case(s) that agree: %s\n", cases, bad.c_str());
+    return kExitFailure;
+  }
+  std::printf("fill: the GPU and the host agree on %u case(s) on %s\n", cases, d.describe().c_str());
+  return kExitOk;
 }
 
 int runJobFile(const std::string& job_path, const std::string& result_path) {
@@ -110,6 +134,7 @@ int runJobFile(const std::string& job_path, const std::string& result_path) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--probe") return probe();
+  if (argc == 2 && std::string(argv[1]) == "--check-fill") return checkFill();
   if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
     std::fputs(kUsage, stdout);
     return kExitOk;

@@ -1,5 +1,6 @@
 #include "runner/run_job.h"
 #include "runner/device_diff.h"
+#include "runner/device_fill.h"
 
 #include <algorithm>
 #include <atomic>
@@ -44,6 +45,7 @@ struct Buffer {
   size_t misalign = 0;                // replay.misalign_bytes, for the allocations that take it
   CUdeviceptr pristine = 0;           // device copy of the initial contents; 0 if it did not fit
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
+  bool host_stale = false;            // `host` not made yet: the GPU filled `pristine` (hostInitial)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
   // Outputs: the original's outputs of the current input set on the device (0: none; declared
   // workloads keep them there from the original's run, replays upload `expected` for timing).
@@ -218,6 +220,7 @@ class JobRun {
   std::vector<unsigned char> guard_pattern_, scratch_;
   std::mt19937_64 rng_;
   DeviceDiff diff_{cu_};              // timed runs' checks on the GPU first
+  DeviceFill fill_{cu_};              // input sets written on the GPU first
 
   // --- the declared workload: generated inputs, one run each per seed --------------------------
 
@@ -233,7 +236,8 @@ class JobRun {
       res_.input_sets_checked_on_gpu += on_gpu ? 1 : 0;
     }
     const std::string matched = "outputs match on " + std::to_string(seeds.size()) + " input set(s)";
-    progress(matched + " (" + std::to_string(res_.input_sets_checked_on_gpu) + " checked on the GPU" + diffNote() + ")");
+    progress(matched + " (" + std::to_string(res_.input_sets_checked_on_gpu) + " checked on the GPU" + diffNote() +
+             (fill_.unavailable().empty() ? "" : "; inputs made on the host: " + fill_.unavailable()) + ")");
     if (!checkProbes()) return stop();
     if (!job_.probes.empty())
       progress(std::to_string(res_.probes_checked) + " probe shape(s) match (" + std::to_string(res_.probes_checked_on_gpu) +
@@ -309,6 +313,15 @@ class JobRun {
     return true;
   }
 
+  // The host copy of a buffer's initial contents, downloaded now if only the GPU fill made it.
+  bool hostInitial(Buffer& b) {
+    if (!b.host_stale) return true;
+    b.host.resize(b.bytes);
+    if (!call(cu_.cuMemcpyDtoH(b.host.data(), b.pristine, b.bytes), "reading back the initial " + b.label)) return false;
+    b.host_stale = false;
+    return true;
+  }
+
   // Frees the device copies of expected outputs (keeping them on the host): room for a probe.
   bool releaseExpectedDev(std::vector<Buffer>& bs) {
     for (Buffer& b : bs) {
@@ -373,8 +386,16 @@ class JobRun {
     return true;
   }
 
+  // An input set's initial contents: written on the GPU straight into `pristine` where it can
+  // (the host copy is then downloaded only if a host comparison needs it), else made on the host
+  // and uploaded.
   bool prepareSeed(uint64_t seed) {
     for (Buffer& b : buffers_) {
+      if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, b.spec->init, seed, b.param_index)) {
+        b.host_stale = true;
+        continue;
+      }
+      b.host_stale = false;
       b.host.resize(b.bytes);
       parallelFor(static_cast<size_t>((b.count + kChunk - 1) / kChunk), [&](size_t c) {
         const unsigned long long at = c * kChunk;
@@ -840,6 +861,7 @@ class JobRun {
       if (b.pristine && diff_.same(b.base, b.pristine, b.bytes, b.type)) continue;
       scratch_.resize(b.bytes);
       if (!call(cu_.cuMemcpyDtoH(scratch_.data(), b.base, b.bytes), "reading back input " + b.label)) return false;
+      if (!hostInitial(b)) return false;
       if (std::memcmp(scratch_.data(), b.host.data(), b.bytes) == 0) continue;
       if (w == Which::Original) {
         progress("note: the original writes " + b.label + ", which is not marked as an output: compared like one");

@@ -44,6 +44,13 @@ outofplace='[{"name": "n", "kind": "scalar", "type": "i32", "size_bytes": 4, "va
   {"name": "out", "kind": "buffer", "type": "f32", "elements": '$n', "init": {"kind": "poison"}, "output": true}]'
 noprofile='{"enabled": false}'
 
+# 0. the generated inputs written on the GPU are the host's bytes (klineage-runner --check-fill)
+fill_out=$("$runner" --check-fill)
+rc=$?
+echo "$fill_out"
+check "the GPU fill agrees with the host fill (exit $rc)" test $rc -eq 0
+check "the GPU fill check compared cases" grep -q "agree on [1-9][0-9]* case" <<<"$fill_out"
+
 # 1. a correct variant (other geometry, in place, so inputs must be restored): passed or slower
 job "$work/correct.json" _Z5saxpyifPKfPf $grid _Z17saxpy_grid_strideifPKfPf $((grid / 4)) "$inplace"
 "$runner" "$work/correct.json" "$work/correct.result.json"

@@ -1,6 +1,8 @@
 #include "fake_cuda.h"
 
 #include <cstring>
+
+#include "core/fill_element.h"
 #include <memory>
 
 namespace klineage::fake {
@@ -119,6 +121,59 @@ CUresult diffKernel(const Launch& l, W exp_mask, W man_mask) {
   }
   return CUDA_SUCCESS;
 }
+unsigned fills = 0;  // GPU fill launches since reset()
+
+// The runner's GPU fill (runner/device_fill.cu) on the host, from the same launch arguments.
+template <typename T>
+void storeLow(unsigned char* out, unsigned long long i, unsigned long long v) {
+  const T t = static_cast<T>(v);
+  std::memcpy(out + i * sizeof(T), &t, sizeof(T));
+}
+void storeSized(unsigned char* out, unsigned long long i, int size, unsigned long long v) {
+  if (size == 1) storeLow<uint8_t>(out, i, v);
+  else if (size == 2) storeLow<uint16_t>(out, i, v);
+  else if (size == 4) storeLow<uint32_t>(out, i, v);
+  else storeLow<uint64_t>(out, i, v);
+}
+template <typename F>
+CUresult fillFloatKernel(const Launch& l) {
+  namespace fe = klineage::fill_element;
+  F* out = l.ptr<F>(0);
+  const auto n = l.arg<unsigned long long>(1);
+  const int mode = l.arg<int>(2);
+  const auto key = l.arg<unsigned long long>(3);
+  const double lo = l.arg<double>(4), hi = l.arg<double>(5);
+  if (!out) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  for (unsigned long long i = 0; i < n; ++i) {
+    F v = mode == 0 ? static_cast<F>(fe::uniform(fe::bitsAt(key, i), lo, hi)) : static_cast<F>(i);
+    if (mode == 0 && v < static_cast<F>(lo)) v = static_cast<F>(lo);
+    if (mode == 0 && v > static_cast<F>(hi)) v = static_cast<F>(hi);
+    out[i] = v;
+  }
+  ++fills;
+  return CUDA_SUCCESS;
+}
+CUresult fillIntKernel(const Launch& l) {
+  namespace fe = klineage::fill_element;
+  auto* out = l.ptr<unsigned char>(0);
+  const auto n = l.arg<unsigned long long>(1);
+  const int size = l.arg<int>(2), mode = l.arg<int>(3);
+  const auto key = l.arg<unsigned long long>(4), lo = l.arg<unsigned long long>(5), span = l.arg<unsigned long long>(6);
+  if (!out) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  for (unsigned long long i = 0; i < n; ++i) storeSized(out, i, size, mode == 0 ? fe::uniformInt(fe::bitsAt(key, i), lo, span) : i);
+  ++fills;
+  return CUDA_SUCCESS;
+}
+CUresult fillPatternKernel(const Launch& l) {
+  auto* out = l.ptr<unsigned char>(0);
+  const auto n = l.arg<unsigned long long>(1);
+  const int size = l.arg<int>(2);
+  const auto pattern = l.arg<unsigned long long>(3);
+  if (!out) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  for (unsigned long long i = 0; i < n; ++i) storeSized(out, i, size, pattern);
+  ++fills;
+  return CUDA_SUCCESS;
+}
 bool jit_available = true;
 CUresult moduleLoadData(CUmodule* m, const void*) {
   if (!jit_available) return CUDA_ERROR_INVALID_PTX;
@@ -127,6 +182,10 @@ CUresult moduleLoadData(CUmodule* m, const void*) {
   lm->m.kernels["kl_diff64"] = [](const Launch& l, float*) {
     return diffKernel<uint64_t>(l, 0x7ff0000000000000ull, 0x000fffffffffffffull);
   };
+  lm->m.kernels["kl_fill_f32"] = [](const Launch& l, float*) { return fillFloatKernel<float>(l); };
+  lm->m.kernels["kl_fill_f64"] = [](const Launch& l, float*) { return fillFloatKernel<double>(l); };
+  lm->m.kernels["kl_fill_int"] = [](const Launch& l, float*) { return fillIntKernel(l); };
+  lm->m.kernels["kl_fill_pattern"] = [](const Launch& l, float*) { return fillPatternKernel(l); };
   *m = reinterpret_cast<CUmodule>(lm.get());
   st().modules.push_back(std::move(lm));
   ++st().diff_modules;
@@ -191,8 +250,10 @@ CUresult errorName(CUresult r, const char** s) {
 void reset() {
   st() = State{};
   jit_available = true;
+  fills = 0;
 }
 void setJitAvailable(bool on) { jit_available = on; }
+unsigned fillLaunches() { return fills; }
 void addModule(const std::string& path, Module m) { st().registered[path] = std::move(m); }
 void* hostPointer(CUdeviceptr p) {
   auto [a, off] = find(p, 0);

@@ -44,6 +44,7 @@ unsigned long long liveBytes();    // bytes allocated and not freed
 // cuModuleLoadData (the runner's device comparison, run on the host): off makes it fail like a
 // PTX JIT error, so the runner must compare on the host.
 void setJitAvailable(bool on);
+unsigned fillLaunches();  // launches of the runner's GPU fill kernels since reset()
 // How many cuMemcpyDtoH calls copied exactly `bytes` bytes (a buffer's size: a download of it).
 unsigned downloads(size_t bytes);
 // cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY once live bytes would exceed `bytes` (0: no limit).

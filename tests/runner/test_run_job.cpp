@@ -7,6 +7,7 @@
 
 #include "core/fill.h"
 #include "fake_cuda.h"
+#include "runner/device_fill.h"
 #include "runner/job_check.h"
 #include "runner/run_job.h"
 #include "support/temp_dir.h"
@@ -863,4 +864,60 @@ TEST_CASE("runner job: replay.misalign_bytes round-trips and is 0 or 8", "[runne
   j["replay"].erase("misalign_bytes");
   from_json(j, back);
   CHECK(back.replay->misalign_bytes == 0);
+}
+
+TEST_CASE("runner: the GPU fill writes the bytes fillBuffer writes, for every type and init kind", "[runner]") {
+  fake::reset();
+  unsigned cases = 0;
+  // The fake's fill kernels follow runner/device_fill.cu from the launch arguments, so this checks
+  // the arguments the runner derives (core/fill.h fillPlan); the GPU test runs the real kernels.
+  CHECK(runner::checkDeviceFill(fake::api(), &cases, 3001) == "");
+  CHECK(cases >= 300);
+  CHECK(fake::fillLaunches() == cases);
+}
+
+TEST_CASE("runner: input sets are written on the GPU, and the kernels see what the host fill makes", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.random_seeds = 0;  // the same input sets both times
+  job.params[3].init = {InitSpec::Iota, 0, 0};
+  std::vector<std::vector<float>> seen[2];
+  for (bool jit : {true, false}) {
+    auto* into = &seen[jit ? 0 : 1];
+    auto record = timed(1.0f, [into](const Launch& l) {
+      const int n = l.arg<int>(0);
+      std::vector<float> xy(l.ptr<float>(2), l.ptr<float>(2) + n);
+      xy.insert(xy.end(), l.ptr<float>(3), l.ptr<float>(3) + n);
+      into->push_back(std::move(xy));
+      return saxpyBody(l);
+    });
+    RunnerResult r = runJit(jit, job, record, exact());
+    INFO(r.reason);
+    CHECK(r.outcome == Outcome::Passed);
+    if (jit) CHECK(fake::fillLaunches() >= 2 * job.seeds.size());  // x and y of each input set
+    else CHECK(fake::fillLaunches() == 0);
+  }
+  REQUIRE(seen[0].size() >= job.seeds.size());
+  for (size_t s = 0; s < job.seeds.size(); ++s) {
+    std::vector<float> want(2 * kN);
+    fillBuffer(want.data(), ElemType::F32, kN, job.params[2].init, job.seeds[s], 2);
+    fillBuffer(want.data() + kN, ElemType::F32, kN, job.params[3].init, job.seeds[s], 3);
+    CHECK(seen[0][s] == want);
+    CHECK(seen[1][s] == want);
+  }
+}
+
+TEST_CASE("runner: with the GPU fill, a written input is named with the same values as with the host fill", "[runner]") {
+  RunnerJob job = saxpyJob();
+  job.random_seeds = 0;
+  auto clobber = timed(0.5f, [](const Launch& l) {
+    saxpyBody(l);
+    l.ptr<float>(2)[7] = 0;  // x[7]
+    return CUDA_SUCCESS;
+  });
+  RunnerResult gpu = runJit(true, job, original(), clobber);
+  CHECK(fake::fillLaunches() > 0);
+  RunnerResult host = runJit(false, job, original(), clobber);
+  CHECK(gpu.outcome == Outcome::WrongResult);
+  CHECK_THAT(gpu.reason, Catch::Contains("the variant wrote to input x") && Catch::Contains("x[7]: was "));
+  CHECK(gpu.reason == host.reason);
 }
