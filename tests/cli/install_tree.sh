@@ -29,14 +29,21 @@ echo "ok: $n files of skills/ installed"
 "$klineage" skills validate >"$work/validate.out" 2>&1 || fail "installed 'klineage skills validate': $(cat "$work/validate.out")"
 grep -q "skills valid" "$work/validate.out" || fail "installed 'klineage skills validate' printed: $(cat "$work/validate.out")"
 
-# A mined skill's lineage is read from the installed tree.
-id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$(ls "$root"/skills/mined/*.toml | head -1)")
-[ -n "$id" ] || fail "no mined skill id found in $root/skills/mined"
-if "$klineage" skills show "$id" --skills "$skills/mined" >"$work/show.out" 2>&1; then
-  grep -q "^lineage $skills/mined/.*lineage.json: mined from" "$work/show.out" ||
-    fail "'klineage skills show $id' does not print the installed lineage: $(head -5 "$work/show.out")"
-else
-  fail "installed 'klineage skills show $id' failed: $(cat "$work/show.out")"
-fi
-echo "ok: installed 'klineage skills show $id' prints its lineage"
+# Every mined skill's lineage is read from the installed tree (skills/mined and the skills kept
+# aside in skills/mined/unpaid): a path that resolves only where the skill was mined fails here.
+shown=0
+while IFS= read -r -d '' f; do
+  id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$f")
+  dir=$(dirname "${f#"$root/skills/"}")
+  [ -n "$id" ] || { fail "no id in $f"; continue; }
+  if "$klineage" skills show "$id" --skills "$skills/$dir" >"$work/show.out" 2>&1; then
+    grep -q "^lineage $skills/mined/.*lineage.json: mined from" "$work/show.out" ||
+      fail "'klineage skills show $id' does not print the installed lineage: $(grep -m2 lineage "$work/show.out")"
+  else
+    fail "installed 'klineage skills show $id' failed: $(tail -3 "$work/show.out")"
+  fi
+  shown=$((shown + 1))
+done < <(find "$root/skills/mined" -name '*.toml' -print0)
+[ "$shown" -gt 0 ] || fail "no mined skill found in $root/skills/mined"
+echo "ok: installed 'klineage skills show' prints the lineage of each of $shown mined skills"
 [ $failures -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }
