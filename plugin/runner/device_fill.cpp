@@ -44,6 +44,8 @@ bool DeviceFill::fill(CUdeviceptr dst, ElemType type, unsigned long long n, cons
   return cu_.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, nullptr, args.data(), nullptr) == CUDA_SUCCESS;
 }
 
+const char* deviceFillPtx() { return kDeviceFillPtx; }
+
 std::string checkDeviceFill(const CudaApi& cu, unsigned* cases, unsigned long long n) {
   DeviceFill gpu(cu);
   const ElemType types[] = {ElemType::F32, ElemType::F64, ElemType::I8,  ElemType::U8,  ElemType::I16,

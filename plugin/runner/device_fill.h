@@ -31,6 +31,9 @@ class DeviceFill {
   EmbeddedModule module_;
 };
 
+// The module's PTX as embedded (for the test that it holds no fused multiply-add).
+const char* deviceFillPtx();
+
 // Fills buffers of every element type and init kind (sizes that are not a multiple of a block,
 // seeds 0 and large) on the GPU and on the host and compares them: "" when every byte agrees,
 // else the first case that differs. `cases` (if given) counts the cases compared; `n` elements each.

@@ -921,3 +921,13 @@ TEST_CASE("runner: with the GPU fill, a written input is named with the same val
   CHECK_THAT(gpu.reason, Catch::Contains("the variant wrote to input x") && Catch::Contains("x[7]: was "));
   CHECK(gpu.reason == host.reason);
 }
+
+TEST_CASE("runner: the GPU fill's PTX rounds like the host: no fused multiply-add, every kernel present", "[runner]") {
+  const std::string ptx = runner::deviceFillPtx();
+  for (const char* k : {"kl_fill_f32", "kl_fill_f64", "kl_fill_int", "kl_fill_pattern"})
+    CHECK(ptx.find(std::string(".entry ") + k + "(") != std::string::npos);
+  // An fma rounds once where the host's mul-then-add rounds twice: the bytes would differ (the
+  // PTX is built with -fmad=false and fill_element.h uses the __d*_rn intrinsics).
+  CHECK(ptx.find("fma.") == std::string::npos);
+  CHECK(ptx.find("mul.rn.f64") != std::string::npos);
+}
