@@ -54,18 +54,24 @@ void storeInt(void* dst, ElemType type, unsigned long long i, __int128 v) {
   }
 }
 
+// An integer uniform's ceil(lo) (its low 64 bits) and span floor(hi) - ceil(lo) + 1 (0 for 2^64),
+// as fill_element::uniformInt takes them.
+struct IntUniform {
+  uint64_t lo, span;
+};
+IntUniform intUniform(const InitSpec& init) {
+  const __int128 lo = static_cast<__int128>(std::ceil(static_cast<long double>(init.lo)));
+  const __int128 hi = static_cast<__int128>(std::floor(static_cast<long double>(init.hi)));
+  const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;  // up to 2^64
+  return {static_cast<uint64_t>(lo), span >> 64 ? 0 : static_cast<uint64_t>(span)};
+}
+
 template <typename F>
 void fillFloats(F* out, unsigned long long begin, unsigned long long end, const InitSpec& init, uint64_t key) {
   for (unsigned long long i = begin; i < end; ++i) {
     F v;
     switch (init.kind) {
-      case InitSpec::Uniform: {
-        v = static_cast<F>(fill_element::uniform(bitsAt(key, i), init.lo, init.hi));
-        // rounding to float can step just past a bound
-        if (v < static_cast<F>(init.lo)) v = static_cast<F>(init.lo);
-        if (v > static_cast<F>(init.hi)) v = static_cast<F>(init.hi);
-        break;
-      }
+      case InitSpec::Uniform: v = fill_element::uniformAs<F>(bitsAt(key, i), init.lo, init.hi); break;
       case InitSpec::Constant: v = static_cast<F>(init.value); break;
       case InitSpec::Iota: v = static_cast<F>(i); break;
       default: v = 0; break;
@@ -126,14 +132,12 @@ void fillBufferRange(void* dst, ElemType type, unsigned long long begin, unsigne
   if (type == ElemType::F32) return fillFloats(static_cast<float*>(dst), begin, end, init, key);
   if (type == ElemType::F64) return fillFloats(static_cast<double*>(dst), begin, end, init, key);
 
-  const __int128 lo = static_cast<__int128>(std::ceil(static_cast<long double>(init.lo)));
-  const __int128 hi = static_cast<__int128>(std::floor(static_cast<long double>(init.hi)));
-  const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;  // up to 2^64
+  const IntUniform u = intUniform(init);
   const __int128 constant = static_cast<__int128>(std::nearbyint(static_cast<long double>(init.value)));
   for (unsigned long long i = begin; i < end; ++i) {
     __int128 v = 0;
     switch (init.kind) {
-      case InitSpec::Uniform: v = lo + static_cast<__int128>(bitsAt(key, i) % span); break;  // as uniformInt
+      case InitSpec::Uniform: v = fill_element::uniformInt(bitsAt(key, i), u.lo, u.span); break;  // stored narrowed
       case InitSpec::Constant: v = constant; break;
       case InitSpec::Iota: v = i; break;
       default: break;
@@ -152,13 +156,10 @@ FillPlan fillPlan(ElemType type, const InitSpec& init, uint64_t seed, unsigned p
       p.lo = init.lo;
       p.hi = init.hi;
     } else {
-      // the same bounds and span as fillBufferRange's
-      const __int128 lo = static_cast<__int128>(std::ceil(static_cast<long double>(init.lo)));
-      const __int128 hi = static_cast<__int128>(std::floor(static_cast<long double>(init.hi)));
-      const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;
+      const IntUniform u = intUniform(init);
       p.mode = FillPlan::UniformInt;
-      p.int_lo = static_cast<uint64_t>(lo);
-      p.int_span = span >> 64 ? 0 : static_cast<uint64_t>(span);
+      p.int_lo = u.lo;
+      p.int_span = u.span;
     }
   } else if (init.kind == InitSpec::Iota) {
     p.mode = is_float ? FillPlan::IotaFloat : FillPlan::IotaInt;

@@ -47,6 +47,16 @@ KL_FILL_HD double uniform(uint64_t bits, double lo, double hi) {
   return add(lo, mul(u, add(hi, -lo)));
 }
 
+// A uniform float of type F (float or double): uniform() rounded to F (round to nearest, on both
+// sides), then clamped to [lo, hi] as F, since the rounding can step just past a bound.
+template <typename F>
+KL_FILL_HD F uniformAs(uint64_t bits, double lo, double hi) {
+  F v = static_cast<F>(uniform(bits, lo, hi));
+  if (v < static_cast<F>(lo)) v = static_cast<F>(lo);
+  if (v > static_cast<F>(hi)) v = static_cast<F>(hi);
+  return v;
+}
+
 // An integer uniform: lo + bits mod span, as the low 64 bits (what a store of <= 8 bytes keeps);
 // span 0 stands for 2^64 (a 64-bit type's whole range).
 KL_FILL_HD uint64_t uniformInt(uint64_t bits, uint64_t lo, uint64_t span) { return lo + (span ? bits % span : bits); }

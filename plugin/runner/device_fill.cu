@@ -12,35 +12,20 @@ namespace fe = klineage::fill_element;
   for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; \
        i += stride)
 
+// Floats: uniform in [lo, hi], or the index (iota), each rounded to nearest like the host's casts.
+template <typename F>
+__device__ void fillFloat(F* out, unsigned long long n, int mode, unsigned long long key, double lo, double hi) {
+  KL_FILL_LOOP out[i] = mode == 0 ? fe::uniformAs<F>(fe::bitsAt(key, i), lo, hi) : static_cast<F>(i);
+}
+
 extern "C" __global__ void kl_fill_f32(float* out, unsigned long long n, int mode, unsigned long long key, double lo,
                                        double hi) {
-  const float flo = __double2float_rn(lo), fhi = __double2float_rn(hi);
-  KL_FILL_LOOP {
-    float v;
-    if (mode == 0) {
-      v = __double2float_rn(fe::uniform(fe::bitsAt(key, i), lo, hi));
-      if (v < flo) v = flo;  // rounding to float can step just past a bound
-      if (v > fhi) v = fhi;
-    } else {
-      v = __ull2float_rn(i);
-    }
-    out[i] = v;
-  }
+  fillFloat(out, n, mode, key, lo, hi);
 }
 
 extern "C" __global__ void kl_fill_f64(double* out, unsigned long long n, int mode, unsigned long long key, double lo,
                                        double hi) {
-  KL_FILL_LOOP {
-    double v;
-    if (mode == 0) {
-      v = fe::uniform(fe::bitsAt(key, i), lo, hi);
-      if (v < lo) v = lo;
-      if (v > hi) v = hi;
-    } else {
-      v = __ull2double_rn(i);
-    }
-    out[i] = v;
-  }
+  fillFloat(out, n, mode, key, lo, hi);
 }
 
 // Integers of `size` bytes (1, 2, 4 or 8): uniform keeps lo + bits mod span, iota the index, each

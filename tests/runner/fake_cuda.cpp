@@ -144,12 +144,7 @@ CUresult fillFloatKernel(const Launch& l) {
   const auto key = l.arg<unsigned long long>(3);
   const double lo = l.arg<double>(4), hi = l.arg<double>(5);
   if (!out) return CUDA_ERROR_ILLEGAL_ADDRESS;
-  for (unsigned long long i = 0; i < n; ++i) {
-    F v = mode == 0 ? static_cast<F>(fe::uniform(fe::bitsAt(key, i), lo, hi)) : static_cast<F>(i);
-    if (mode == 0 && v < static_cast<F>(lo)) v = static_cast<F>(lo);
-    if (mode == 0 && v > static_cast<F>(hi)) v = static_cast<F>(hi);
-    out[i] = v;
-  }
+  for (unsigned long long i = 0; i < n; ++i) out[i] = mode == 0 ? fe::uniformAs<F>(fe::bitsAt(key, i), lo, hi) : static_cast<F>(i);
   ++fills;
   return CUDA_SUCCESS;
 }
