@@ -14,7 +14,8 @@
 #   history    the experts bench again, cold, with the library's effect history (skills/effects.json,
 #              installed with it) and whatever `experts` and `mine` of this session learned, merged
 #              into a copy of the skill library: the planner with what it learned
-#   mined      the experts bench with the mined skills (skills/mined) standing in for the library's
+#   mined      the experts bench with the mined skills (skills/mined, with what `mine` mined whole
+#              this session in place of the installed skills of those experts) standing in for the library's
 #              hand-written skills of the same transforms (vectorize-float4, tile-sgemm,
 #              unroll-constant-loops are left out; the rest of the library stays, since the mined
 #              anchors are their experts' versions: a grid-stride loop, restrict, ...): which naive
@@ -94,6 +95,12 @@ run_part() {  # run_part <part> <seconds>: 0 done, 124 cut off, else failed
       local md=$work/skills-mined tr
       [ -d "$prefix/share/klineage/skills/mined" ] || { echo "gpu-session: no mined skills installed"; return 1; }
       rm -rf "$md" && cp -r "$prefix/share/klineage/skills" "$md" || return 1
+      # The experts `mine` mined whole this session stand in for their installed skills.
+      local k mined_now=()
+      for k in "$work"/mine/mine_*.done; do [ -e "$k" ] && mined_now+=("$(basename "$k" .done)"); done
+      if [ ${#mined_now[@]} -gt 0 ]; then
+        bash scripts/install-mined.sh "$work/mine" "$md/mined" "${mined_now[@]}" || return 1
+      fi
       for tr in $(sed -n 's/^transform = "\(.*\)"/\1/p' "$md"/mined/*.toml | sort -u); do
         grep -l "^transform = \"$tr\"" "$md"/*.toml | xargs -r rm -v
       done

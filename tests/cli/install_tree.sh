@@ -46,4 +46,29 @@ while IFS= read -r -d '' f; do
 done < <(find "$root/skills/mined" -name '*.toml' -print0)
 [ "$shown" -gt 0 ] || fail "no mined skill found in $root/skills/mined"
 echo "ok: installed 'klineage skills show' prints the lineage of each of $shown mined skills"
+# scripts/install-mined.sh: what gpu-mine.sh writes (skills naming "../<kernel>/lineage.json")
+# put into a copy of the installed mined library, replacing that expert's skills there, kept
+# aside ones included; the skill then shows its lineage from its new place.
+mo=$work/mine-out lib=$work/mined-copy
+mkdir -p "$mo/skills" && cp -r "$skills/mined" "$lib" && cp -r "$skills/mined/mine_sgemm" "$mo/"
+echo "a mining log" >"$mo/mine_sgemm.log"
+one=$(ls "$skills/mined/unpaid/"mined-mine-sgemm-*.toml | head -n 1)
+cp "$one" "$mo/skills/"
+oneid=$(sed -n 's/^id = "\(.*\)"/\1/p' "$one")
+before=$(ls "$lib"/mined-mine-sgemm-*.toml "$lib"/unpaid/mined-mine-sgemm-*.toml | wc -l)
+if bash "$root/scripts/install-mined.sh" "$mo" "$lib" mine_sgemm >"$work/install-mined.out" 2>&1; then
+  after=$(ls "$lib"/mined-mine-sgemm-*.toml "$lib"/unpaid/mined-mine-sgemm-*.toml 2>/dev/null | wc -l)
+  [ "$before" -gt 1 ] && [ "$after" -eq 1 ] || fail "install-mined left $after of mine_sgemm's skills (before: $before; want only the new one)"
+  grep -q '^lineage = "mine_sgemm/lineage.json"' "$lib/$(basename "$one")" || fail "install-mined did not make the lineage path relative to $lib"
+  cmp -s "$mo/mine_sgemm.log" "$lib/mine_sgemm/mine.log" || fail "install-mined did not keep the mining log as mine_sgemm/mine.log"
+  "$klineage" skills show "$oneid" --skills "$lib" >"$work/show.out" 2>&1 && grep -q "^lineage $lib/mine_sgemm/lineage.json: mined from" "$work/show.out" ||
+    fail "after install-mined, 'klineage skills show $oneid' does not print its lineage: $(tail -3 "$work/show.out")"
+  ls -a "$lib" | grep -q '^\.mine_sgemm' && fail "install-mined left its temporary directory in $lib"
+else
+  fail "install-mined.sh failed: $(cat "$work/install-mined.out")"
+fi
+bash "$root/scripts/install-mined.sh" "$mo" "$lib" mine_nothing >"$work/install-mined.out" 2>&1 &&
+  fail "install-mined.sh accepted an expert with no lineage"
+grep -q "no lineage for mine_nothing" "$work/install-mined.out" || fail "install-mined.sh's error does not name the expert: $(cat "$work/install-mined.out")"
+echo "ok: scripts/install-mined.sh"
 [ $failures -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }
