@@ -73,6 +73,7 @@ struct SourceJudge : GpuRunner {
   // A kernel with __launch_bounds__(256) fails at a larger block; a parent that adds __restrict__
   // is wrong on an aliased launch.
   bool racy_alias = false;          // every kernel differs from itself on an aliased launch
+  bool racy_alias_timed = false;    // ... but only in its timed runs (what an earlier run left)
   bool misaligned_no_gain = false;  // no forward step pays on misaligned pointers
   bool probes_lost = false;         // probe jobs find no device
   std::vector<RunnerJob> probe_jobs;
@@ -116,6 +117,11 @@ struct SourceJudge : GpuRunner {
                    ",1,1]): CUDA_ERROR_INVALID_VALUE";
         return r;
       }
+    if (aliased && racy_alias_timed && job.profile.enabled) {
+      r.outcome = Outcome::WrongResult;
+      r.reason = "timed run 60: x[0]: expected 3, got 4";
+      return r;
+    }
     if (aliased && (racy_alias || (has(sv, "__restrict__") && !has(so, "__restrict__")))) {
       r.outcome = Outcome::WrongResult;
       r.reason = "seed 1: x[0]: expected 3, got 4";
@@ -540,6 +546,41 @@ TEST_CASE("mine --probe: what no probe settles is unverified and stays a fact", 
     REQUIRE(rp);
     CHECK(contains(rp->unverified, "no-overlap"));
     CHECK(contains(rp->facts, "no-overlap"));
+  }
+  SECTION("a wrong result seen only in timed runs gets a control with timed runs") {
+    // Unprofiled, the simplified version agrees with itself; only its timed runs differ (as the
+    // tiled sgemm does at a block its tiles do not fit: shared memory left by an earlier run).
+    Project p(4, expertFiles(), {"expert.cu"});
+    SourceJudge gpu;
+    gpu.racy_alias_timed = true;
+    const fs::path dir = p.root / "mined-skills";
+    Mined m = mine(p, gpu, dir.string(), true);
+    REQUIRE(m.rc == 0);
+    const LineageVersion* unrestricted = versionBy(m.lineage, "restrict-pointers", "v0");
+    REQUIRE(unrestricted);
+    auto alias = probesOf(*unrestricted->step, "no-overlap");
+    REQUIRE(alias.size() == 1);
+    CHECK(alias[0]->outcome == "inconclusive");
+    CHECK_THAT(alias[0]->reason, Catch::Contains("does not agree with itself") && Catch::Contains("timed run 60"));
+    // the control ran the simplified version against itself, timed
+    bool timed_control = false;
+    for (const auto& j : gpu.probe_jobs)
+      timed_control = timed_control || (j.variant.cubin == j.original.cubin && j.profile.enabled);
+    CHECK(timed_control);
+  }
+  SECTION("a wrong result on the input sets gets an untimed control") {
+    Project p(4, expertFiles(), {"expert.cu"});
+    SourceJudge gpu;
+    gpu.racy_alias = true;
+    Mined m = mine(p, gpu, (p.root / "mined-skills").string(), true);
+    REQUIRE(m.rc == 0);
+    size_t controls = 0;
+    for (const auto& j : gpu.probe_jobs)
+      if (j.variant.cubin == j.original.cubin) {
+        ++controls;
+        CHECK_FALSE(j.profile.enabled);
+      }
+    CHECK(controls > 0);
   }
   SECTION("probes that cannot run leave every precondition unverified and the facts as they were") {
     Project p(4, expertFiles(), {"expert.cu"});
