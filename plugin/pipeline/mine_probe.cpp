@@ -172,22 +172,19 @@ unsigned probePreconditions(Pipeline& p, const KernelPlan& plan, Lineage& lin,
   std::vector<Pending*> all;
   for (Pending& q : pending) all.push_back(&q);
   const std::vector<RunnerResult> results = runAll(p, k.name, all, "");
-  std::vector<Pending*> controls;
-  for (size_t i = 0; i < all.size(); ++i) {
-    StepProbe& sp = all[i]->step->probes[all[i]->index];
-    classify(sp, results[i], *all[i]->ss, all[i]->job.profile.enabled);
-    if (results[i].status == RunStatus::Ok && results[i].outcome == Outcome::WrongResult) controls.push_back(all[i]);
-  }
   // A wrong result counts only when the simplified version agrees with itself on the probe: racy
   // on an aliased launch, or wrong at another block size, it differs between runs of its own. The
   // control repeats the runs that found the difference: a difference first seen in a timed run
   // (e.g. shared memory left by an earlier run) needs the control's timed runs too; one seen on
   // the input sets does not, and the control then skips the timing.
-  for (size_t i = 0, c = 0; i < all.size() && c < controls.size(); ++i) {
-    if (all[i] != controls[c]) continue;
-    Pending* q = controls[c++];
-    q->job.variant = q->job.original;
-    q->job.profile.enabled = q->job.profile.enabled && results[i].reason.rfind("timed run ", 0) == 0;
+  std::vector<Pending*> controls;
+  for (size_t i = 0; i < all.size(); ++i) {
+    Pending& q = *all[i];
+    classify(q.step->probes[q.index], results[i], *q.ss, q.job.profile.enabled);
+    if (results[i].status != RunStatus::Ok || results[i].outcome != Outcome::WrongResult) continue;
+    q.job.variant = q.job.original;
+    q.job.profile.enabled = q.job.profile.enabled && results[i].reason.rfind("timed run ", 0) == 0;
+    controls.push_back(&q);
   }
   const std::vector<RunnerResult> control = runAll(p, k.name, controls, "-control");
   for (size_t i = 0; i < controls.size(); ++i) {

@@ -393,6 +393,23 @@ std::vector<const StepProbe*> probesOf(const LineageStep& s, const std::string& 
   return out;
 }
 
+// The aliased probe of the step that took __restrict__ off the expert (there is one).
+const StepProbe& restrictAliasProbe(const Lineage& l) {
+  const LineageVersion* unrestricted = versionBy(l, "restrict-pointers", "v0");
+  REQUIRE(unrestricted);
+  auto alias = probesOf(*unrestricted->step, "no-overlap");
+  REQUIRE(alias.size() == 1);
+  return *alias[0];
+}
+
+// The probe jobs that were controls: a simplified version run against itself.
+std::vector<const RunnerJob*> controlJobs(const std::vector<RunnerJob>& probe_jobs) {
+  std::vector<const RunnerJob*> out;
+  for (const auto& j : probe_jobs)
+    if (j.variant.cubin == j.original.cubin) out.push_back(&j);
+  return out;
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 const Skill* skillFor(const std::vector<Skill>& skills, const std::string& transform, bool with_restrict) {
@@ -535,17 +552,18 @@ TEST_CASE("mine --probe: what no probe settles is unverified and stays a fact", 
     const fs::path dir = p.root / "mined-skills";
     Mined m = mine(p, gpu, dir.string(), true);
     REQUIRE(m.rc == 0);
-    const LineageVersion* unrestricted = versionBy(m.lineage, "restrict-pointers", "v0");
-    REQUIRE(unrestricted);
-    auto alias = probesOf(*unrestricted->step, "no-overlap");
-    REQUIRE(alias.size() == 1);
-    CHECK(alias[0]->outcome == "inconclusive");
-    CHECK_THAT(alias[0]->reason, Catch::Contains("does not agree with itself"));
+    const StepProbe& alias = restrictAliasProbe(m.lineage);
+    CHECK(alias.outcome == "inconclusive");
+    CHECK_THAT(alias.reason, Catch::Contains("does not agree with itself"));
     const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
     const Skill* rp = skillFor(skills, "restrict-pointers", false);
     REQUIRE(rp);
     CHECK(contains(rp->unverified, "no-overlap"));
     CHECK(contains(rp->facts, "no-overlap"));
+    // the difference was seen on the input sets: the controls are not timed
+    const auto controls = controlJobs(gpu.probe_jobs);
+    CHECK_FALSE(controls.empty());
+    for (const RunnerJob* j : controls) CHECK_FALSE(j->profile.enabled);
   }
   SECTION("a wrong result seen only in timed runs gets a control with timed runs") {
     // Unprofiled, the simplified version agrees with itself; only its timed runs differ (as the
@@ -553,34 +571,14 @@ TEST_CASE("mine --probe: what no probe settles is unverified and stays a fact", 
     Project p(4, expertFiles(), {"expert.cu"});
     SourceJudge gpu;
     gpu.racy_alias_timed = true;
-    const fs::path dir = p.root / "mined-skills";
-    Mined m = mine(p, gpu, dir.string(), true);
-    REQUIRE(m.rc == 0);
-    const LineageVersion* unrestricted = versionBy(m.lineage, "restrict-pointers", "v0");
-    REQUIRE(unrestricted);
-    auto alias = probesOf(*unrestricted->step, "no-overlap");
-    REQUIRE(alias.size() == 1);
-    CHECK(alias[0]->outcome == "inconclusive");
-    CHECK_THAT(alias[0]->reason, Catch::Contains("does not agree with itself") && Catch::Contains("timed run 60"));
-    // the control ran the simplified version against itself, timed
-    bool timed_control = false;
-    for (const auto& j : gpu.probe_jobs)
-      timed_control = timed_control || (j.variant.cubin == j.original.cubin && j.profile.enabled);
-    CHECK(timed_control);
-  }
-  SECTION("a wrong result on the input sets gets an untimed control") {
-    Project p(4, expertFiles(), {"expert.cu"});
-    SourceJudge gpu;
-    gpu.racy_alias = true;
     Mined m = mine(p, gpu, (p.root / "mined-skills").string(), true);
     REQUIRE(m.rc == 0);
-    size_t controls = 0;
-    for (const auto& j : gpu.probe_jobs)
-      if (j.variant.cubin == j.original.cubin) {
-        ++controls;
-        CHECK_FALSE(j.profile.enabled);
-      }
-    CHECK(controls > 0);
+    const StepProbe& alias = restrictAliasProbe(m.lineage);
+    CHECK(alias.outcome == "inconclusive");
+    CHECK_THAT(alias.reason, Catch::Contains("does not agree with itself") && Catch::Contains("timed run 60"));
+    bool timed_control = false;
+    for (const RunnerJob* j : controlJobs(gpu.probe_jobs)) timed_control = timed_control || j->profile.enabled;
+    CHECK(timed_control);
   }
   SECTION("probes that cannot run leave every precondition unverified and the facts as they were") {
     Project p(4, expertFiles(), {"expert.cu"});
