@@ -1,5 +1,7 @@
 #include "core/compare.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -138,6 +140,146 @@ BufferCompare compareBuffers(const std::string& param, ElemType type, const void
     smp.actual = formatElement(type, static_cast<const char*>(actual) + off);
   }
   return r;
+}
+
+// --- the oracle rule ---------------------------------------------------------------------------
+
+void OracleStats::merge(const OracleStats& o) {
+  scale = std::max(scale, o.scale);
+  r_sq += o.r_sq;
+  orig_max = std::max(orig_max, o.orig_max);
+  orig_sq += o.orig_sq;
+  var_max = std::max(var_max, o.var_max);
+  var_sq += o.var_sq;
+  bad += o.bad;
+}
+
+namespace {
+
+enum class OracleElem { Norm, Ok, Bad };
+
+// How one element counts (the rules in compare.h).
+template <typename F>
+OracleElem classify(F r, F o, F v, const void* ob, const void* vb, Tolerance fallback) {
+  if (std::isfinite(r) && std::isfinite(o) && std::isfinite(v)) return OracleElem::Norm;
+  if (std::memcmp(ob, vb, sizeof(F)) == 0)  // the same bits: the same infinity, or written by neither
+    return !std::isnan(o) || isPoison(ob, sizeof(F)) ? OracleElem::Ok : OracleElem::Bad;
+  if (std::isfinite(o) && std::isfinite(v)) {  // only the oracle is not finite: the tolerance decides
+    const double d = std::fabs(static_cast<double>(v) - static_cast<double>(o));
+    return d <= fallback.atol + fallback.rtol * std::fabs(static_cast<double>(o)) ? OracleElem::Ok : OracleElem::Bad;
+  }
+  return OracleElem::Bad;
+}
+
+template <typename F>
+OracleStats statsOf(const void* r, const void* o, const void* v, unsigned long long n, Tolerance fallback) {
+  OracleStats s;
+  for (unsigned long long i = 0; i < n; ++i) {
+    const F rv = load<F>(r, i), ov = load<F>(o, i), vv = load<F>(v, i);
+    const char* ob = static_cast<const char*>(o) + i * sizeof(F);
+    const char* vb = static_cast<const char*>(v) + i * sizeof(F);
+    switch (classify(rv, ov, vv, ob, vb, fallback)) {
+      case OracleElem::Bad: ++s.bad; break;
+      case OracleElem::Ok: break;
+      case OracleElem::Norm: {
+        const double rd = rv, dO = std::fabs(static_cast<double>(ov) - rd), dV = std::fabs(static_cast<double>(vv) - rd);
+        s.scale = std::max(s.scale, std::fabs(rd));
+        s.r_sq += rd * rd;
+        s.orig_max = std::max(s.orig_max, dO);
+        s.orig_sq += dO * dO;
+        s.var_max = std::max(s.var_max, dV);
+        s.var_sq += dV * dV;
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+double epsilonOf(ElemType type) { return type == ElemType::F64 ? DBL_EPSILON : FLT_EPSILON; }
+double scaleOf(ElemType type, const OracleStats& s) {
+  return s.scale > 0 ? s.scale : type == ElemType::F64 ? DBL_MIN : FLT_MIN;
+}
+// The largest absolute error an element of the variant may have.
+double elementBound(ElemType type, const OracleStats& s, OracleRule rule) {
+  const double scale = scaleOf(type, s);
+  return std::max(rule.k * s.orig_max / scale, rule.floor_ulps * epsilonOf(type)) * scale;
+}
+
+template <typename F>
+void chunkOf(BufferCompare& c, const void* r, const void* o, const void* v, unsigned long long n, double bound,
+             Tolerance fallback) {
+  for (unsigned long long i = 0; i < n; ++i) {
+    const F rv = load<F>(r, i), ov = load<F>(o, i), vv = load<F>(v, i);
+    const char* ob = static_cast<const char*>(o) + i * sizeof(F);
+    const char* vb = static_cast<const char*>(v) + i * sizeof(F);
+    const OracleElem e = classify(rv, ov, vv, ob, vb, fallback);
+    if (std::isfinite(ov) && std::isfinite(vv)) {
+      const double d = std::fabs(static_cast<double>(vv) - static_cast<double>(ov));
+      c.max_abs_err = std::max(c.max_abs_err, d);
+      if (ov != 0) c.max_rel_err = std::max(c.max_rel_err, d / std::fabs(static_cast<double>(ov)));
+    }
+    if (e == OracleElem::Bad ||
+        (e == OracleElem::Norm && std::fabs(static_cast<double>(vv) - static_cast<double>(rv)) > bound))
+      noteMismatch(c, i);
+  }
+}
+
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+}  // namespace
+
+OracleStats oracleStats(ElemType type, const void* r, const void* o, const void* v, unsigned long long n,
+                        Tolerance fallback) {
+  return type == ElemType::F64 ? statsOf<double>(r, o, v, n, fallback) : statsOf<float>(r, o, v, n, fallback);
+}
+
+BufferCompare oracleChunk(const std::string& param, ElemType type, const void* r, const void* o, const void* v,
+                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback) {
+  BufferCompare c;
+  c.param = param;
+  const double bound = elementBound(type, whole, rule);
+  if (type == ElemType::F64) chunkOf<double>(c, r, o, v, n, bound, fallback);
+  else chunkOf<float>(c, r, o, v, n, bound, fallback);
+  for (auto& smp : c.samples) {
+    const unsigned long long off = smp.index * elemSize(type);
+    smp.expected = formatElement(type, static_cast<const char*>(o) + off);
+    smp.actual = formatElement(type, static_cast<const char*>(v) + off);
+  }
+  if (c.first_mismatch) {
+    c.expected = c.samples.front().expected;
+    c.actual = c.samples.front().actual;
+  }
+  return c;
+}
+
+void oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& s, OracleRule rule) {
+  const double scale = scaleOf(type, s), norm = std::sqrt(s.r_sq) > 0 ? std::sqrt(s.r_sq) : scale;
+  const double floor = rule.floor_ulps * epsilonOf(type);
+  c.error_original = ErrorNorms{s.orig_max / scale, std::sqrt(s.orig_sq) / norm};
+  c.error_variant = ErrorNorms{s.var_max / scale, std::sqrt(s.var_sq) / norm};
+  const double bound_max = std::max(rule.k * c.error_original->max_rel, floor);
+  const double bound_l2 = std::max(rule.k * c.error_original->l2_rel, floor);
+  const bool l2_ok = c.error_variant->l2_rel <= bound_l2;
+  c.ok = s.bad == 0 && c.mismatches == 0 && l2_ok;
+  c.oracle_detail = "error against the oracle (relative to its largest element " + sci(s.scale) +
+                    " and its norm): variant max " + sci(c.error_variant->max_rel) + ", L2 " +
+                    sci(c.error_variant->l2_rel) + "; original max " + sci(c.error_original->max_rel) + ", L2 " +
+                    sci(c.error_original->l2_rel) + "; allowed max " + sci(bound_max) + ", L2 " + sci(bound_l2) +
+                    " (" + sci(rule.k) + "x the original's, at least " + sci(rule.floor_ulps) + " ulps)";
+  if (!l2_ok && c.mismatches == 0) c.oracle_detail = "the variant's L2 error is over the bound; " + c.oracle_detail;
+}
+
+BufferCompare compareWithOracle(const std::string& param, ElemType type, const void* r, const void* o,
+                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback) {
+  const OracleStats s = oracleStats(type, r, o, v, n, fallback);
+  BufferCompare c = oracleChunk(param, type, r, o, v, n, s, rule, fallback);
+  oracleVerdict(c, type, s, rule);
+  return c;
 }
 
 }  // namespace klineage

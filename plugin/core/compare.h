@@ -33,4 +33,36 @@ constexpr size_t kMismatchSamples = 5;
 BufferCompare compareBuffers(const std::string& param, ElemType type, const void* expected,
                              const void* actual, unsigned long long n, Tolerance tol);
 
+// --- Judging a float output against the oracle (docs/runner-job.md, "The oracle") -------------
+// r: the oracle's output, o: the original's, v: the variant's, n elements of a float type.
+// Per element, where all three are finite, the error of a kernel is its distance to r. The
+// variant passes when its largest error and its error's L2 norm (relative to max|r| and ||r||)
+// are each within max(k x the original's, floor_ulps x epsilon of the type), and no element is
+// wrong in another way: where o and v are not bit for bit equal and any of r, o, v is not finite,
+// the variant fails (a computed NaN or infinity the original does not give; an element only one
+// kernel wrote), except where only the oracle is not finite: there v is compared with o under
+// `fallback` (the oracle overflowed where float did not). Equal bits pass, but a NaN only when it
+// is the poison pattern (written by neither). Elements equal in bits in o and v count in the norms.
+//
+// The first pass over chunks (each `offset` elements into the buffer) gathers OracleStats, which
+// merge; the second finds the elements over the bound for the message, given the whole's stats.
+struct OracleStats {
+  double scale = 0;            // max |r| over the elements in the norms
+  double r_sq = 0;             // sum of r^2 over them
+  double orig_max = 0, orig_sq = 0, var_max = 0, var_sq = 0;  // absolute errors
+  unsigned long long bad = 0;  // elements failing the non-finite rules
+  void merge(const OracleStats& o);
+};
+OracleStats oracleStats(ElemType type, const void* r, const void* o, const void* v, unsigned long long n,
+                        Tolerance fallback);
+// The elements of a chunk over the bound the whole buffer's stats give (mismatches, samples with
+// the original's value as expected and the variant's as actual), errors and ok left unset.
+BufferCompare oracleChunk(const std::string& param, ElemType type, const void* r, const void* o, const void* v,
+                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback);
+// Sets c's errors, detail and ok from the whole buffer's stats (c holds the merged chunks).
+void oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& whole, OracleRule rule);
+// The three above in one pass each, single-threaded.
+BufferCompare compareWithOracle(const std::string& param, ElemType type, const void* r, const void* o,
+                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback);
+
 }  // namespace klineage

@@ -191,6 +191,12 @@ Geometry geometryFromJson(const nlohmann::json& l) {
 }
 }  // namespace
 
+void to_json(nlohmann::json& j, const ErrorNorms& e) { j = {{"max_rel", e.max_rel}, {"l2_rel", e.l2_rel}}; }
+void from_json(const nlohmann::json& j, ErrorNorms& e) {
+  e.max_rel = j.value("max_rel", 0.0);
+  e.l2_rel = j.value("l2_rel", 0.0);
+}
+
 void to_json(nlohmann::json& j, const RunnerJob& job) {
   auto launch = [](const LaunchSpec& l) {
     nlohmann::json x{{"cubin", l.cubin}, {"function", l.function}, {"grid", l.grid},
@@ -228,6 +234,11 @@ void to_json(nlohmann::json& j, const RunnerJob& job) {
                    {"check_fidelity", job.replay->check_fidelity}, {"determinism_runs", job.replay->determinism_runs}};
     if (job.replay->misalign_bytes) j["replay"]["misalign_bytes"] = job.replay->misalign_bytes;
   }
+  if (job.oracle)
+    j["oracle"] = {{"cubin", job.oracle->cubin}, {"function", job.oracle->function},
+                   {"k", job.oracle->rule.k}, {"floor_ulps", job.oracle->rule.floor_ulps}};
+  else if (!job.oracle_none.empty())
+    j["oracle"] = {{"none", job.oracle_none}};
 }
 
 namespace {
@@ -343,6 +354,22 @@ void from_json(const nlohmann::json& j, RunnerJob& job) {
                                ", not 0 or 8");
     job.replay = std::move(spec);
   }
+  if (j.contains("oracle") && !j.at("oracle").is_null()) {
+    const auto& o = j.at("oracle");
+    if (o.contains("none")) {
+      job.oracle_none = o.at("none").get<std::string>();
+    } else {
+      OracleSpec spec;
+      spec.cubin = o.value("cubin", "");
+      spec.function = o.value("function", "");
+      const OracleRule d;
+      spec.rule.k = o.value("k", d.k);
+      spec.rule.floor_ulps = o.value("floor_ulps", d.floor_ulps);
+      if (!(spec.rule.k >= 1) || !(spec.rule.floor_ulps >= 0))
+        throw std::runtime_error("runner job: oracle.k must be >= 1 and oracle.floor_ulps >= 0");
+      job.oracle = std::move(spec);
+    }
+  }
 }
 
 const char* runStatusName(RunStatus s) {
@@ -364,10 +391,13 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
     x["samples"] = nlohmann::json::array();
     for (const auto& smp : c.samples)
       x["samples"].push_back({{"index", smp.index}, {"expected", smp.expected}, {"actual", smp.actual}});
+    if (c.error_original && c.error_variant)
+      x["error"] = {{"original", *c.error_original}, {"variant", *c.error_variant}, {"detail", c.oracle_detail}};
     cmp.push_back(x);
   }
   j = {{"format", "klineage-runner-result-1"}, {"status", runStatusName(r.status)}, {"outcome", outcomeName(r.outcome)},
        {"reason", r.reason}, {"device", r.device}, {"compares", cmp}, {"speedup", r.speedup}, {"noise", r.noise}};
+  if (!r.oracle.empty()) j["oracle"] = r.oracle;
   j["original_time"] = r.original_time ? nlohmann::json(*r.original_time) : nlohmann::json(nullptr);
   j["variant_time"] = r.variant_time ? nlohmann::json(*r.variant_time) : nlohmann::json(nullptr);
   j["fidelity_ok"] = r.fidelity_ok ? nlohmann::json(*r.fidelity_ok) : nlohmann::json(nullptr);
@@ -392,6 +422,7 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.outcome = outcomeFromName(j.value("outcome", "not-run"));
   r.reason = j.value("reason", "");
   r.device = j.value("device", "");
+  r.oracle = j.value("oracle", "");
   for (const auto& x : j.value("compares", nlohmann::json::array())) {
     BufferCompare c;
     c.param = x.value("param", "");
@@ -405,6 +436,11 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
       c.first_mismatch = x["first_mismatch"].get<unsigned long long>();
     for (const auto& smp : x.value("samples", nlohmann::json::array()))
       c.samples.push_back({smp.value("index", 0ull), smp.value("expected", ""), smp.value("actual", "")});
+    if (x.contains("error") && x["error"].is_object()) {
+      c.error_original = x["error"].value("original", ErrorNorms{});
+      c.error_variant = x["error"].value("variant", ErrorNorms{});
+      c.oracle_detail = x["error"].value("detail", "");
+    }
     r.compares.push_back(c);
   }
   r.speedup = j.value("speedup", 0.0);

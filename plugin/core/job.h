@@ -113,6 +113,28 @@ struct Tolerance {
   double rtol = 1e-5, atol = 1e-6;
 };
 
+// Errors of a kernel's output against the oracle, relative to the oracle's own size: the largest
+// element error over the largest |oracle| element, and the L2 norm of the errors over the oracle's.
+struct ErrorNorms {
+  double max_rel = 0, l2_rel = 0;
+};
+
+// The oracle rule (docs/runner-job.md, "The oracle"): a variant passes when it is no less accurate
+// than the original, both measured against the oracle: its error norms are within
+// max(k x the original's, floor_ulps x the type's epsilon).
+struct OracleRule {
+  double k = 2;
+  double floor_ulps = 4;
+};
+
+// The original promoted one precision level (rewriter/oracle/promote-precision): run beside the
+// original with the original's geometry on every input set, probe and replay.
+struct OracleSpec {
+  std::string cubin;       // the promoted kernel's module
+  std::string function;    // its mangled name (the original's: the signature does not change)
+  OracleRule rule;
+};
+
 // What klineage-runner's output ends with once its result is written and its output closed: the
 // gate's cue that the job is over though the process may still be exiting (docs/runner-job.md).
 inline constexpr const char* kRunnerDoneLine = "klineage-runner: result written\n";
@@ -180,6 +202,10 @@ struct RunnerJob {
   ProfileSpec profile;
   std::optional<ReplaySpec> replay;   // set: replay a captured launch; seeds and params unused
   std::vector<ProbeSpec> probes;      // also checked (declared parameters, in either mode)
+  // Set: float outputs are judged against this oracle (the original promoted); else with
+  // `tolerance`, and oracle_none says why there is no oracle (for the result and the report).
+  std::optional<OracleSpec> oracle;
+  std::string oracle_none;
   unsigned long long guard_bytes = kDefaultGuardBytes;  // 0: none (under compute-sanitizer)
   // A kernel launch that has not finished after this many seconds ends the job as a timeout
   // (the runner's own watchdog); 0: no limit but the gate's on the whole process.
@@ -189,6 +215,9 @@ struct RunnerJob {
 struct BufferCompare {
   std::string param;
   bool ok = true;
+  // Judged against the oracle: both kernels' errors (unset: compared with the tolerance).
+  std::optional<ErrorNorms> error_original, error_variant;
+  std::string oracle_detail;      // the rule's numbers for people ("" without the oracle)
   unsigned long long mismatches = 0;
   double max_abs_err = 0, max_rel_err = 0;
   std::optional<unsigned long long> first_mismatch;
@@ -223,6 +252,8 @@ struct RunnerResult {
   std::string reason;
   std::string device;             // e.g. "NVIDIA H200 (sm_90)"
   std::vector<BufferCompare> compares;  // the first seed that failed, or the last seed
+  // "promoted" when float outputs were judged against the oracle, else "none: <why>".
+  std::string oracle;
   std::optional<TimingStats> original_time, variant_time;
   double speedup = 0;             // original median / variant median
   double noise = 0;               // relative noise used to decide "faster"
@@ -240,6 +271,8 @@ struct RunnerResult {
   unsigned probes_checked_on_gpu = 0;      // probe shapes likewise (no copy of either kernel's outputs to the host)
 };
 
+void to_json(nlohmann::json& j, const ErrorNorms& e);
+void from_json(const nlohmann::json& j, ErrorNorms& e);
 void to_json(nlohmann::json& j, const RunnerJob& job);
 void from_json(const nlohmann::json& j, RunnerJob& job);
 void to_json(nlohmann::json& j, const RunnerResult& r);
