@@ -125,6 +125,12 @@ std::string checkJob(const RunnerJob& job) {
     std::string e = checkLaunch(*l, which);
     if (!e.empty()) return e;
   }
+  if (job.oracle) {  // launched with the original's geometry, checked above
+    std::error_code ec;
+    if (job.oracle->cubin.empty() || !std::filesystem::is_regular_file(job.oracle->cubin, ec))
+      return "oracle.cubin '" + job.oracle->cubin + "' is not a file";
+    if (job.oracle->function.empty()) return "oracle.function is empty";
+  }
   if (!job.replay) {  // a replay job's parameters and inputs come from its record
     std::string e = checkParams(job.params);
     if (!e.empty()) return e;

@@ -25,8 +25,12 @@ namespace klineage::runner {
 
 namespace {
 
-enum class Which { Original, Variant };
-const char* whichName(Which w) { return w == Which::Original ? "original" : "variant"; }
+// The oracle (docs/runner-job.md, "The oracle") is the original promoted one precision level: it
+// runs with the original's geometry, on the same inputs, before the variant.
+enum class Which { Original, Variant, Oracle };
+const char* whichName(Which w) { return w == Which::Original ? "original" : w == Which::Variant ? "variant" : "oracle"; }
+// Where a kernel's launch geometry is kept: the oracle launches as the original does.
+int geomIndex(Which w) { return w == Which::Variant ? 1 : 0; }
 
 // One device allocation the kernels see. Declared workloads: one per buffer parameter. Replays:
 // one per recorded allocation.
@@ -47,6 +51,7 @@ struct Buffer {
   std::vector<unsigned char> host;    // initial contents (replays: emptied once `pristine` holds them)
   bool host_stale = false;            // `host` not made yet: the GPU filled `pristine` (hostInitial)
   std::vector<unsigned char> expected, actual;  // after the original / after the variant
+  std::vector<unsigned char> oracle;  // after the oracle (float outputs judged against it)
   // Outputs: the original's outputs of the current input set on the device (0: none; declared
   // workloads keep them there from the original's run, replays upload `expected` for timing).
   CUdeviceptr expected_dev = 0;
@@ -193,7 +198,9 @@ class JobRun {
 
   RunnerResult run() {
     res_.device = dev_.describe();
-    return job_.replay ? runReplay() : runDeclared();
+    RunnerResult r = job_.replay ? runReplay() : runDeclared();
+    r.oracle = oracle_on_ ? "promoted" : "none: " + (oracle_none_.empty() ? std::string("not given") : oracle_none_);
+    return r;
   }
 
  private:
@@ -210,9 +217,14 @@ class JobRun {
   std::string nondeterminism_;        // replays: what differed between the original's runs
   std::string misaligned_;            // replays: the allocations placed off a 16-byte boundary
   std::string replay_where_ = "replayed launch: ";  // how a replay's messages name the launch
-  CUmodule module_[2] = {nullptr, nullptr};
-  CUfunction fn_[2] = {nullptr, nullptr};
-  std::vector<Global> globals_[2];
+  CUmodule module_[3] = {nullptr, nullptr, nullptr};
+  CUfunction fn_[3] = {nullptr, nullptr, nullptr};
+  std::vector<Global> globals_[3];
+  LaunchSpec oracle_spec_;            // job_.oracle as a launch (the original's geometry)
+  bool oracle_on_ = false;            // the oracle loaded and judges float outputs
+  std::string oracle_none_;           // why not (result.oracle "none: ...")
+  bool errors_reported_ = false;      // a host comparison has given the errors for the result
+  unsigned input_sets_ = 0;           // input sets prepared so far (chooses the outputs' pre-fill)
   Geometry geom_[2];                  // how each is launched now (the job's, or a probe's)
   std::vector<Buffer> buffers_;
   std::vector<unsigned char> argbuf_;  // the kernel arguments' bytes
@@ -225,7 +237,8 @@ class JobRun {
   // --- the declared workload: generated inputs, one run each per seed --------------------------
 
   RunnerResult runDeclared() {
-    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !allocateDeclared(job_.params)) return stop();
+    if (!loadKernel(Which::Original) || !loadKernel(Which::Variant) || !loadOracle() || !allocateDeclared(job_.params))
+      return stop();
     progress("kernels loaded, " + std::to_string(buffers_.size()) + " buffer(s) of " + mib(buffers_) + " allocated");
     std::vector<uint64_t> seeds = job_.seeds;
     for (unsigned i = 0; i < job_.random_seeds; ++i) seeds.push_back(randomSeed());
@@ -249,11 +262,13 @@ class JobRun {
   // outputs stay on the device (expected_dev) and the variant's buffers are compared with them
   // there first (checkVariantRun; *on_gpu: nothing was copied to the host).
   bool checkSeed(uint64_t seed, const std::string& context, bool* on_gpu) {
-    if (!prepareSeed(seed) || !runOriginalKeepingOutputs()) return false;
+    if (!prepareSeed(seed) || !runOriginalKeepingOutputs() || !runOracle()) return false;
     if (!restore() || !launch(Which::Variant) || !finished(Which::Variant, cu_.cuCtxSynchronize()) ||
         !checkVariantRun(context, on_gpu))
       return false;
-    if (*on_gpu) {
+    // Bit for bit the original's: the compares say so, unless they hold the errors against the
+    // oracle an earlier input set's host comparison found (this one's are the original's own).
+    if (*on_gpu && !oracle_on_) {
       res_.compares.clear();
       for (const Buffer& b : buffers_) {
         if (!b.output) continue;
@@ -271,7 +286,9 @@ class JobRun {
   bool checkVariantRun(const std::string& context, bool* on_gpu) {
     *on_gpu = false;
     if (!checkGuards(Which::Variant) || !checkGlobals(Which::Variant)) return false;
-    if (sameOnDevice()) {
+    // Bit for bit the original's outputs: as accurate as the original, so it passes either rule;
+    // the first input set is still compared on the host once for the errors the result reports.
+    if ((!oracle_on_ || errors_reported_) && sameOnDevice()) {
       *on_gpu = true;
       return true;
     }
@@ -390,7 +407,13 @@ class JobRun {
   // (the host copy is then downloaded only if a host comparison needs it), else made on the host
   // and uploaded.
   bool prepareSeed(uint64_t seed) {
+    const Prefill prefill = static_cast<Prefill>(input_sets_++ % 3);
     for (Buffer& b : buffers_) {
+      if (b.output && b.spec->init.kind == InitSpec::Poison && prefill != Prefill::Poison) {
+        bool done = false;
+        if (!prefillOutput(b, prefill, seed, &done)) return false;
+        if (done) continue;
+      }
       if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, b.spec->init, seed, b.param_index)) {
         b.host_stale = true;
         continue;
@@ -404,6 +427,101 @@ class JobRun {
       if (b.pristine && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.name))
         return false;
     }
+    return true;
+  }
+
+  // Write-only outputs (init poison) are pre-filled differently from one input set to the next, the
+  // same for every kernel of a set: the poison pattern, random values, or the original's results of
+  // the input set before. A variant that writes only where it recognizes the pre-fill, or leaves
+  // an element as it found it, then returns what it found: a difference from the original's.
+  enum class Prefill { Poison, RandomValues, Stale };
+
+  // *done: `pristine` (or `host`) holds the pre-fill; false only for a failed CUDA call.
+  bool prefillOutput(Buffer& b, Prefill prefill, uint64_t seed, bool* done) {
+    *done = false;
+    if (prefill == Prefill::Stale && b.expected_dev && b.pristine && b.bytes) {
+      if (!call(cu_.cuMemcpyDtoD(b.pristine, b.expected_dev, b.bytes), "pre-filling " + b.label)) return false;
+      b.host_stale = true;
+      *done = true;
+      return true;
+    }
+    if (prefill == Prefill::Stale && b.expected.size() == b.bytes && !b.expected_stale && b.bytes) {
+      b.host = b.expected;
+      b.host_stale = false;
+      *done = !b.pristine || call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "pre-filling " + b.label);
+      return *done;
+    }
+    // Random values (never a NaN, so that an element neither kernel writes compares equal).
+    InitSpec garbage;
+    garbage.kind = InitSpec::Uniform;
+    garbage.lo = isFloat(b.spec->type) ? -1e6 : 0;
+    garbage.hi = isFloat(b.spec->type) ? 1e6 : elemSize(b.spec->type) == 1 ? 255 : 32767;
+    const uint64_t key = seed ^ 0x5EEDF111u;
+    if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, garbage, key, b.param_index)) {
+      b.host_stale = true;
+      *done = true;
+      return true;
+    }
+    b.host_stale = false;
+    b.host.resize(b.bytes);
+    fillBuffer(b.host.data(), b.spec->type, b.count, garbage, key, b.param_index);
+    *done = !b.pristine || call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "pre-filling " + b.label);
+    return *done;
+  }
+
+  // --- the oracle -------------------------------------------------------------------------------
+
+  // Loads the oracle's module. A module that does not load (or lacks the function) is no reason
+  // to reject the variant: the job falls back to its tolerance and the result says why.
+  bool loadOracle() {
+    if (!job_.oracle) {
+      oracle_none_ = job_.oracle_none;
+      return true;
+    }
+    oracle_spec_ = job_.original;
+    oracle_spec_.cubin = job_.oracle->cubin;
+    oracle_spec_.function = job_.oracle->function;
+    oracle_spec_.globals.reset();
+    if (!loadKernel(Which::Oracle)) {
+      oracle_none_ = "the oracle did not load: " + failure_;
+      failure_.clear();
+      progress("note: " + oracle_none_ + "; outputs are compared with the tolerance");
+      return true;
+    }
+    oracle_on_ = true;
+    return true;
+  }
+
+  // The oracle's run of the current input set (after the original's): its outputs downloaded into
+  // `oracle`. A launch the device refuses, or a run that writes outside its buffers, turns the
+  // oracle off (the tolerance decides) rather than failing the variant; a fault that kills the
+  // context fails the job, naming the oracle.
+  bool runOracle() {
+    if (!oracle_on_) return true;
+    if (!restore()) return false;
+    if (!launch(Which::Oracle)) return oracleOff("its launch failed: " + failure_);
+    if (!finished(Which::Oracle, cu_.cuCtxSynchronize())) return false;
+    const bool was_rejected = rejected_;
+    if (!checkGuards(Which::Oracle)) {
+      rejected_ = was_rejected;
+      const std::string what = res_.reason;
+      // Guards are written once: the oracle's write must not count against the variant.
+      for (const Buffer& b : buffers_)
+        if (!writeGuards(b)) return false;
+      return oracleOff("it wrote outside its buffers (" + what + ")");
+    }
+    for (Buffer& b : buffers_)
+      if (b.output && isFloat(b.type) && !downloadOutput(b, &Buffer::oracle)) return false;
+    return true;
+  }
+
+  bool oracleOff(const std::string& why) {
+    oracle_on_ = false;
+    oracle_none_ = "the oracle could not be run: " + why;
+    failure_.clear();
+    res_.reason.clear();
+    res_.outcome = Outcome::NotRun;
+    progress("note: " + oracle_none_ + "; outputs are compared with the tolerance");
     return true;
   }
 
@@ -487,6 +605,11 @@ class JobRun {
       if (!checkFidelity(&reproduced, &why)) return inputError(why);
       if (!reproduced) return res_;
     }
+    if (!nondeterminism_.empty() && job_.oracle) {
+      oracleOffNondeterministic();
+    } else if (!loadOracle() || !runOracle()) {
+      return stop();
+    }
     if (!loadKernel(Which::Variant) || !runOnce(Which::Variant, &Buffer::actual)) return stop();
     if (!compareVariant(replay_where_)) {
       if (!nondeterminism_.empty()) res_.reason += "; " + nondeterminism_;
@@ -497,6 +620,11 @@ class JobRun {
                                     replay_where_.substr(0, replay_where_.size() - 2) + probesText());
     if (!nondeterminism_.empty() && r.status == RunStatus::Ok) r.reason += "; " + nondeterminism_;
     return r;
+  }
+
+  void oracleOffNondeterministic() {
+    oracle_none_ = "the original is nondeterministic: the widened tolerance decides";
+    progress("note: " + oracle_none_);
   }
 
   bool allocateReplay(std::string* why) {
@@ -657,7 +785,9 @@ class JobRun {
 
   // --- shared by both: kernels, memory, runs, checks after each run, comparison, timing ----------
 
-  const LaunchSpec& spec(Which w) const { return w == Which::Original ? job_.original : job_.variant; }
+  const LaunchSpec& spec(Which w) const {
+    return w == Which::Original ? job_.original : w == Which::Variant ? job_.variant : oracle_spec_;
+  }
 
   bool call(CUresult r, const std::string& what) {
     if (r == CUDA_SUCCESS) return true;
@@ -702,7 +832,7 @@ class JobRun {
       return false;
     if (!loadGlobals(w)) return false;
     // Above 48 KiB of dynamic shared memory a kernel must opt in, as its program would have.
-    const unsigned most_shmem = std::max(geom_[static_cast<int>(w)].shmem, maxProbeShmem(w));
+    const unsigned most_shmem = std::max(geom_[geomIndex(w)].shmem, maxProbeShmem(w));
     if (most_shmem > 48 * 1024)
       return call(cu_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(most_shmem)),
                   std::string("allowing ") + std::to_string(most_shmem) + " bytes of shared memory for the " +
@@ -712,7 +842,7 @@ class JobRun {
 
   unsigned maxProbeShmem(Which w) const {
     unsigned m = 0;
-    for (const ProbeSpec& p : job_.probes) m = std::max(m, w == Which::Original ? p.original.shmem : p.variant.shmem);
+    for (const ProbeSpec& p : job_.probes) m = std::max(m, w == Which::Variant ? p.variant.shmem : p.original.shmem);
     return m;
   }
 
@@ -745,6 +875,14 @@ class JobRun {
 
   // The allocation: a guard region, the buffer, another guard region; and, when there is room, a
   // device-side copy of its initial contents, which makes restoring before each run cheap.
+  // The guard pattern on both sides of a buffer (once at allocation; again after an oracle wrote
+  // into one, so that the write does not count against the variant).
+  bool writeGuards(const Buffer& b) {
+    return !b.guard ||
+           (call(cu_.cuMemcpyHtoD(b.base - b.guard, guard_pattern_.data(), b.guard), "writing the guard before " + b.label) &&
+            call(cu_.cuMemcpyHtoD(b.base + b.bytes, guard_pattern_.data(), b.guard), "writing the guard after " + b.label));
+  }
+
   bool allocateBuffer(Buffer& b) {
     b.guard = static_cast<size_t>(job_.guard_bytes);
     // Allocations are 256-byte aligned: `pad` puts base `misalign` bytes past a 16-byte boundary.
@@ -753,9 +891,7 @@ class JobRun {
     if (!call(cu_.cuMemAlloc(&b.raw, n), "allocating " + std::to_string(b.bytes) + " bytes for " + b.label))
       return false;
     b.base = b.raw + pad + b.guard;
-    if (b.guard && (!call(cu_.cuMemcpyHtoD(b.base - b.guard, guard_pattern_.data(), b.guard), "writing the guard before " + b.label) ||
-                    !call(cu_.cuMemcpyHtoD(b.base + b.bytes, guard_pattern_.data(), b.guard), "writing the guard after " + b.label)))
-      return false;
+    if (!writeGuards(b)) return false;
     CUresult r = cu_.cuMemAlloc(&b.pristine, std::max<size_t>(b.bytes, 1));
     if (r == CUDA_ERROR_OUT_OF_MEMORY) b.pristine = 0;
     else if (!call(r, "allocating the initial copy of " + b.label)) return false;
@@ -783,7 +919,7 @@ class JobRun {
   // timeout naming it.
   bool launch(Which w) {
     if (watchdog_) watchdog_->arm(std::string("the ") + whichName(w) + " kernel " + spec(w).function);
-    const Geometry& g = geom_[static_cast<int>(w)];
+    const Geometry& g = geom_[geomIndex(w)];
     CUresult r = cu_.cuLaunchKernel(fn_[static_cast<int>(w)], static_cast<unsigned>(g.grid.x),
                                     static_cast<unsigned>(g.grid.y), static_cast<unsigned>(g.grid.z),
                                     static_cast<unsigned>(g.block.x), static_cast<unsigned>(g.block.y),
@@ -902,6 +1038,31 @@ class JobRun {
     return compareChunked(b.name, b.type, e, a, b.count, tol, /*bitwise_first=*/job_.replay.has_value());
   }
 
+  // compareWithOracle over the buffer in chunks on every core: the stats first, then the elements
+  // over the bound the whole buffer's stats give.
+  BufferCompare compareWithOracleChunked(const Buffer& b) const {
+    const unsigned es = elemSize(b.type);
+    const unsigned char *r = b.oracle.data(), *o = b.expected.data(), *v = b.actual.data();
+    const size_t chunks = static_cast<size_t>((b.count + kChunk - 1) / kChunk);
+    std::vector<OracleStats> stats(chunks);
+    parallelFor(chunks, [&](size_t c) {
+      const unsigned long long at = c * kChunk, m = std::min(kChunk, b.count - at);
+      stats[c] = oracleStats(b.type, r + at * es, o + at * es, v + at * es, m, tol_);
+    });
+    OracleStats whole;
+    for (const auto& st : stats) whole.merge(st);
+    std::vector<BufferCompare> parts(chunks);
+    parallelFor(chunks, [&](size_t c) {
+      const unsigned long long at = c * kChunk, m = std::min(kChunk, b.count - at);
+      parts[c] = oracleChunk(b.name, b.type, r + at * es, o + at * es, v + at * es, m, whole, job_.oracle->rule, tol_);
+    });
+    BufferCompare out;
+    out.param = b.name;
+    for (size_t c = 0; c < chunks; ++c) mergeCompare(out, parts[c], c * kChunk);
+    oracleVerdict(out, b.type, whole, job_.oracle->rule);
+    return out;
+  }
+
   // An index as the kernel sees it: counted from the pointer it was passed.
   static std::string indexAt(const Buffer& b, unsigned long long index) {
     const long long at = static_cast<long long>(index) - static_cast<long long>(b.shift);
@@ -921,6 +1082,13 @@ class JobRun {
            " differ" + (c.max_abs_err > 0 ? ", max abs err " + fmt("%g", c.max_abs_err) : std::string()) + more + ")";
   }
 
+  // "y[17]: the original gives 1.5, the variant 1.7 (3 of 4096 elements differ ...); error against
+  // the oracle ...": elements off the oracle by more than the bound, or the L2 norm alone.
+  static std::string oracleText(const Buffer& b, const BufferCompare& c) {
+    const std::string head = c.first_mismatch ? mismatchText(b, c, "the original gives", "the variant") : b.label;
+    return head + ": less accurate than the original; " + c.oracle_detail;
+  }
+
   // The variant's outputs against the original's. False (and the result set to wrong-result)
   // when any differs; `context` starts the reason ("seed 2: ").
   bool compareVariant(const std::string& context) {
@@ -929,11 +1097,14 @@ class JobRun {
     for (Buffer& b : buffers_) {
       if (!b.output) continue;
       if (!expectedOnHost(b)) return false;
-      BufferCompare c = compareOne(b, &Buffer::expected, &Buffer::actual, tol_);
-      if (!c.ok && first.empty()) first = context + mismatchText(b, c);
+      const bool by_oracle = oracle_on_ && isFloat(b.type) && b.oracle.size() == b.bytes;
+      BufferCompare c = by_oracle ? compareWithOracleChunked(b) : compareOne(b, &Buffer::expected, &Buffer::actual, tol_);
+      if (!c.ok && first.empty())
+        first = context + (by_oracle ? oracleText(b, c) : mismatchText(b, c));
       else if (!c.ok) others += (others.empty() ? "" : ", ") + c.param;
       res_.compares.push_back(std::move(c));
     }
+    if (oracle_on_) errors_reported_ = true;
     if (first.empty()) return true;
     return reject(Outcome::WrongResult, first + (others.empty() ? "" : "; also differ: " + others));
   }
