@@ -12,4 +12,15 @@ namespace klineage {
 // file when it cannot be read or is not a 64-bit ELF cubin.
 std::vector<DeviceGlobal> cubinDeviceGlobals(const std::string& cubin_path);
 
+// The symbols a host object (an ELF relocatable file, nvcc -c) exports to the rest of a program:
+// defined functions and variables of global binding (not weak: inline functions and template
+// instances may come and go), sorted. Throws std::runtime_error naming the file.
+std::vector<std::string> exportedHostSymbols(const std::string& object_path);
+
+// "" when the variant's object exports what the original's does; otherwise what a program would
+// miss or find twice at link time, names demangled ("the variant's host code no longer defines
+// launch_saxpy(int, float, float const*, float*); it defines launch_saxpy(int, float, float*, float*)
+// instead").
+std::string hostSymbolMismatch(const std::vector<std::string>& original, const std::vector<std::string>& variant);
+
 }  // namespace klineage

@@ -278,6 +278,15 @@ std::string highestArch(const CudaFlags& flags, const std::string& fallback) {
   return best.empty() ? fallback : best;
 }
 
+std::vector<std::string> nvccObjectArgs(const std::string& nvcc, const CudaFlags& flags, const std::string& arch,
+                                        const std::string& source, const std::string& object,
+                                        const std::vector<std::string>& extra_includes) {
+  std::vector<std::string> a = nvccCubinArgs(nvcc, flags, arch, source, object, extra_includes);
+  a[1] = "-c";
+  a[2] = "-arch=" + (arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch);
+  return a;
+}
+
 std::vector<std::string> nvccCubinArgs(const std::string& nvcc, const CudaFlags& flags, const std::string& arch,
                                        const std::string& source, const std::string& cubin,
                                        const std::vector<std::string>& extra_includes) {

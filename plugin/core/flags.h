@@ -53,6 +53,12 @@ std::vector<std::string> nvccCubinArgs(const std::string& nvcc, const CudaFlags&
                                        const std::string& source, const std::string& cubin,
                                        const std::vector<std::string>& extra_includes = {});
 
+// nvcc arguments that compile the whole translation unit `source` to a host object (device code
+// as PTX for arch's virtual architecture only: ptxas is not needed to see the host symbols).
+std::vector<std::string> nvccObjectArgs(const std::string& nvcc, const CudaFlags& flags, const std::string& arch,
+                                        const std::string& source, const std::string& object,
+                                        const std::vector<std::string>& extra_includes = {});
+
 // The highest sm_XX in the flags, or `fallback` (nvcc compiles for it as is; clangArgsFor parses
 // for at most sm_90, the newest clang 16 knows).
 std::string highestArch(const CudaFlags& flags, const std::string& fallback = "sm_90");

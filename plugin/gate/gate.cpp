@@ -23,12 +23,22 @@ class ProcessCompiler : public Compiler {
  public:
   explicit ProcessCompiler(double t) : timeout_(t) {}
   CompileResult compile(const CompileRequest& req) override {
+    CompileResult r = compileTo(req.argv, req.cubin);
+    if (r.ok && !req.object_argv.empty()) {  // the host side too: it must still build and link
+      CompileResult o = compileTo(req.object_argv, req.object);
+      r.seconds += o.seconds;
+      r.ok = o.ok;
+      if (!o.ok) r.log = "compiling the whole translation unit to an object failed:\n" + o.log;
+    }
+    return r;
+  }
+
+  // nvcc writes its output directly; compile to a temporary name and rename so that an
+  // interrupted run leaves no half-written file.
+  CompileResult compileTo(std::vector<std::string> argv, const std::string& out) {
     CompileResult r;
-    fs::create_directories(fs::path(req.cubin).parent_path());
-    // nvcc writes its output directly; compile to a temporary name and rename so that an
-    // interrupted run leaves no half-written cubin.
-    std::vector<std::string> argv = req.argv;
-    std::string tmp = req.cubin + ".tmp";
+    fs::create_directories(fs::path(out).parent_path());
+    std::string tmp = out + ".tmp";
     for (size_t i = 0; i + 1 < argv.size(); ++i)
       if (argv[i] == "-o") argv[i + 1] = tmp;
     ProcessResult p = runProcess(argv, timeout_);
@@ -36,7 +46,7 @@ class ProcessCompiler : public Compiler {
     r.log = p.output;
     r.ok = p.started && !p.timed_out && !p.signaled && p.exit_code == 0 && fs::exists(tmp);
     if (r.ok) {
-      fs::rename(tmp, req.cubin);
+      fs::rename(tmp, out);
     } else {
       std::error_code ec;
       fs::remove(tmp, ec);

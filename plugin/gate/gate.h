@@ -16,6 +16,10 @@ struct CompileRequest {
   std::string id;
   std::vector<std::string> argv;  // full command, argv[0] = nvcc
   std::string cubin;
+  // Optional: the whole translation unit compiled to a host object too, after the cubin (its
+  // exported symbols are compared with the original's: the host side must still link).
+  std::vector<std::string> object_argv;
+  std::string object;
 };
 struct CompileResult {
   bool ok = false;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "context.h"
+#include "core/cubin.h"
 #include "result_cache.h"
 
 namespace klineage {
@@ -32,6 +33,26 @@ class NotifyingCompiler : public Compiler {
   size_t count_ = 0;
 };
 
+std::string objectOf(const std::string& cubin) {
+  return (fs::path(cubin).parent_path() / (fs::path(cubin).stem().string() + ".o")).string();
+}
+
+// Why the variant's host side would not link where the original's does: its exported host symbols
+// (launchers, every non-static function) against those of the original translation unit it
+// stands in for. "" when they match, or when either object is not there (a compiler that makes
+// none, as the tests' fakes).
+std::string hostLinkProblem(const Pipeline& p, const Variant& v, const std::string& object) {
+  const std::string orig = objectOf(p.layout.originalCubin(v.unit.empty() ? v.kernel_file : v.unit).string());
+  std::error_code ec;
+  if (!fs::exists(object, ec) || !fs::exists(orig, ec)) return "";
+  try {
+    const std::string why = hostSymbolMismatch(exportedHostSymbols(orig), exportedHostSymbols(object));
+    return why.empty() ? "" : why + " (compiled as a whole translation unit: " + object + ")";
+  } catch (const std::exception& e) {
+    return std::string("cannot read the host symbols: ") + e.what();
+  }
+}
+
 }  // namespace
 
 OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std::string& only_kernel) {
@@ -47,9 +68,24 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
     const std::string cubin = p.layout.originalCubin(f).string();
     reqs.push_back({f, nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), f, cubin), cubin});
   }
+  // The host objects the variants' exported symbols are compared with, in the same batch. One that
+  // does not compile leaves its variants unchecked for that (said once), not the kernel ungated.
+  const size_t cubins = reqs.size();
+  for (size_t i = 0; i < cubins; ++i) {
+    const std::string& f = reqs[i].id;
+    const std::string object = objectOf(reqs[i].cubin);
+    std::error_code ec;
+    fs::remove(object, ec);  // an older run's object must not stand in for this one
+    reqs.push_back({f + " (host object)", nvccObjectArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), f, object),
+                    object});
+  }
   auto res = compileAll(p.compiler, reqs, p.jobs);
+  for (size_t i = cubins; i < reqs.size(); ++i)
+    if (!res[i].ok && res[i - cubins].ok)
+      p.status.warning("klineage: " + reqs[i].id + " does not compile with nvcc -c; its variants' host symbols are not "
+                       "checked: " + res[i].log.substr(0, 300));
   OriginalCubins out;
-  for (size_t i = 0; i < reqs.size(); ++i) {
+  for (size_t i = 0; i < cubins; ++i) {
     out.cubin[reqs[i].id] = res[i].ok ? reqs[i].cubin : "";
     out.log[reqs[i].id] = res[i].log;
   }
@@ -72,10 +108,11 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     const std::string cubin = p.layout.variantCubin(v.kernel, name).string();
     std::vector<std::string> includes{fs::path(f).parent_path().string()};
     if (header) includes.insert(includes.begin(), v.include_dir);
-    CompileRequest req{v.id,
-                       nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), header ? v.unit_source : v.source,
-                                     cubin, includes),
-                       cubin};
+    const std::string& compiled = header ? v.unit_source : v.source;
+    CompileRequest req{v.id, nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), compiled, cubin, includes),
+                       cubin, nvccObjectArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), compiled,
+                                             objectOf(cubin), includes),
+                       objectOf(cubin)};
     // The same text with the same compiler and flags failed before: not compiled again.
     if (p.cache) {
       r.cache_key = p.cache->compileKey(r, req.argv, {v.source, v.unit_source, v.include_dir, cubin, dir.string()});
@@ -98,6 +135,9 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     if (!res.ok) {
       r.outcome = Outcome::CompileFailed;
       r.reason = res.log.substr(0, 4000);
+    } else if (std::string why = hostLinkProblem(p, r.variant, req.object); !why.empty()) {
+      r.outcome = Outcome::CompileFailed;
+      r.reason = why;
     }
     p.status.variantCompiled(r, done, reqs.size());
   });
