@@ -11,6 +11,9 @@
 // `// golden: refuses="<part of the reason>"`: the case fails when forward refuses for another one.
 // KLINEAGE_UPDATE_GOLDEN=1 writes what forward produces over the .out.cu files (review the diff!);
 // KLINEAGE_GOLDEN_ONLY=<id>[,<id>...] runs only those transforms' cases.
+// The gate's oracle, promote-precision (rewriter/oracle/promote_precision.h), is not a registered
+// transform: its cases, in rewriter/oracle/golden/, are forward-only and no-op cases checked by the
+// same machinery, the pass found through promotePrecision() (KLINEAGE_GOLDEN_ONLY=promote-precision).
 #include <catch2/catch.hpp>
 
 #include "support/toolchain.h"
@@ -27,6 +30,7 @@
 #include "core/flags.h"
 #include "core/fs.h"
 #include "rewriter/apply.h"
+#include "rewriter/oracle/promote_precision.h"
 #include "rewriter/parse.h"
 #include "rewriter/transform.h"
 
@@ -37,7 +41,16 @@ namespace {
 
 const fs::path kTransformsDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "transforms";
 
-fs::path goldenDir(const std::string& id) { return kTransformsDir / id / "golden"; }
+const fs::path kOracleDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "oracle";
+
+// The oracle's id: its cases live in rewriter/oracle/golden and it is found through promotePrecision().
+bool isOracle(const std::string& id) { return id == promotePrecision().id(); }
+
+fs::path goldenDir(const std::string& id) {
+  return isOracle(id) ? kOracleDir / "golden" : kTransformsDir / id / "golden";
+}
+
+const Transform* transformFor(const std::string& id) { return isOracle(id) ? &promotePrecision() : findTransform(id); }
 
 const std::vector<std::string>& clangArgs() {
   static const std::vector<std::string> args = [] {
@@ -153,7 +166,7 @@ Setup setupFor(const std::string& text) {
 std::string fakePath(const GoldenCase& c) { return "/tmp/klineage-golden/" + c.id + "/" + c.name + ".cu"; }
 
 StepResult step(const GoldenCase& c, const std::string& text, Direction dir, const Setup& s) {
-  const Transform* t = findTransform(c.id);
+  const Transform* t = transformFor(c.id);
   REQUIRE(t != nullptr);
   std::string path = fakePath(c);
   Overlay overlay{{path, text}};
@@ -185,6 +198,52 @@ void compare(const GoldenCase& c, const char* what, const std::string& expected,
   const std::string& got = copy.overlay[fakePath(c)];
   if (got != expected) FAIL_CHECK("text differs from the golden file (- golden, + produced):\n" << describeDiff(expected, got, 2));
   else SUCCEED();
+}
+
+struct Counts {
+  unsigned forward = 0, inverse = 0, noop = 0;
+};
+
+// One golden case: a no-op case must be refused for the reason it names; a forward case must give
+// its .out.cu, and a round trip's inverse must give its .in.cu back.
+void checkCase(const GoldenCase& c, Counts& n) {
+  std::string in = readFile(c.in);
+  Setup s = setupFor(in);
+  requireParses(c, in, "input");
+  if (c.kind == Kind::Noop) {
+    StepResult r = step(c, in, Direction::Forward, s);
+    INFO(c.id << "/" << c.name << ".noop: " << r.reason << errorsOf(r));
+    CHECK_FALSE(r.applied);
+    CHECK(!r.reason.empty());
+    CHECK(r.errors.empty());  // refused by the transform, not by a failed re-parse
+    INFO("a no-op case names its expected refusal: // golden: refuses=\"<part of the reason>\"");
+    REQUIRE(s.refuses);
+    CHECK_FALSE(s.refuses->empty());
+    CHECK_THAT(r.reason, Catch::Contains(*s.refuses));
+    ++n.noop;
+    return;
+  }
+  INFO("expected golden output " << c.out.string());
+  if (const char* u = std::getenv("KLINEAGE_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    StepResult r = step(c, in, Direction::Forward, s);
+    if (r.applied) atomicWrite(c.out, r.overlay[fakePath(c)]);
+  }
+  REQUIRE(fs::exists(c.out));
+  std::string out = readFile(c.out);
+  requireParses(c, out, "output");
+  const StepResult fwd = step(c, in, Direction::Forward, s);
+  compare(c, "forward", out, fwd);
+  ++n.forward;
+  if (c.kind == Kind::RoundTrip) {
+    // The inverse sees the kernel as forward launches it (tile-transpose: 32 x 8 blocks).
+    Setup si = s;
+    if (auto shape = s.facts.shape(); shape && fwd.applied) {
+      si.facts.block = applyBlock(fwd.geometry, *shape);
+      si.facts.block_size = si.facts.block->x * si.facts.block->y * si.facts.block->z;
+    }
+    compare(c, "inverse", in, step(c, out, Direction::Inverse, si));
+    ++n.inverse;
+  }
 }
 
 }  // namespace
@@ -219,53 +278,42 @@ TEST_CASE("golden: each transform has its folder, and each folder names a transf
 }
 
 TEST_CASE("golden: forward and inverse match the golden files", "[golden]") {
-  unsigned forward = 0, inverse = 0, noop = 0;
+  Counts n;
   // KLINEAGE_GOLDEN_ONLY=<id>[,<id>...]: only these transforms' cases (while working on one).
   const char* only = std::getenv("KLINEAGE_GOLDEN_ONLY");
   for (const std::string& id : transformIds()) {
     if (only && ("," + std::string(only) + ",").find("," + id + ",") == std::string::npos) continue;
-    for (const GoldenCase& c : casesOf(id)) {
-      std::string in = readFile(c.in);
-      Setup s = setupFor(in);
-      requireParses(c, in, "input");
-      if (c.kind == Kind::Noop) {
-        StepResult r = step(c, in, Direction::Forward, s);
-        INFO(c.id << "/" << c.name << ".noop: " << r.reason << errorsOf(r));
-        CHECK_FALSE(r.applied);
-        CHECK(!r.reason.empty());
-        CHECK(r.errors.empty());  // refused by the transform, not by a failed re-parse
-        INFO("a no-op case names its expected refusal: // golden: refuses=\"<part of the reason>\"");
-        REQUIRE(s.refuses);
-        CHECK_FALSE(s.refuses->empty());
-        CHECK_THAT(r.reason, Catch::Contains(*s.refuses));
-        ++noop;
-        continue;
-      }
-      INFO("expected golden output " << c.out.string());
-      if (const char* u = std::getenv("KLINEAGE_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-        StepResult r = step(c, in, Direction::Forward, s);
-        if (r.applied) atomicWrite(c.out, r.overlay[fakePath(c)]);
-      }
-      REQUIRE(fs::exists(c.out));
-      std::string out = readFile(c.out);
-      requireParses(c, out, "output");
-      const StepResult fwd = step(c, in, Direction::Forward, s);
-      compare(c, "forward", out, fwd);
-      ++forward;
-      if (c.kind == Kind::RoundTrip) {
-        // The inverse sees the kernel as forward launches it (tile-transpose: 32 x 8 blocks).
-        Setup si = s;
-        if (auto shape = s.facts.shape(); shape && fwd.applied) {
-          si.facts.block = applyBlock(fwd.geometry, *shape);
-          si.facts.block_size = si.facts.block->x * si.facts.block->y * si.facts.block->z;
-        }
-        compare(c, "inverse", in, step(c, out, Direction::Inverse, si));
-        ++inverse;
-      }
-    }
+    for (const GoldenCase& c : casesOf(id)) checkCase(c, n);
   }
   if (only) return;
-  CHECK(forward >= 8);
-  CHECK(inverse >= 4);
-  CHECK(noop >= 8);
+  CHECK(n.forward >= 8);
+  CHECK(n.inverse >= 4);
+  CHECK(n.noop >= 8);
+}
+
+TEST_CASE("golden: the promote-precision oracle matches its golden files", "[golden]") {
+  const Transform& t = promotePrecision();
+  REQUIRE(t.id() == "promote-precision");
+  // Not a lineage step: no skill can name it, and it has no inverse.
+  CHECK(findTransform(t.id()) == nullptr);
+  auto ids = transformIds();
+  CHECK(std::find(ids.begin(), ids.end(), t.id()) == ids.end());
+  CHECK(fs::is_regular_file(kOracleDir / "promote_precision.cpp"));
+  CHECK(fs::is_regular_file(kOracleDir / "promote-precision.md"));
+  auto cases = casesOf(t.id());
+  CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::RoundTrip; }) == 0);
+  const char* only = std::getenv("KLINEAGE_GOLDEN_ONLY");
+  if (only && ("," + std::string(only) + ",").find("," + t.id() + ",") == std::string::npos) return;
+  Counts n;
+  for (const GoldenCase& c : cases) {
+    checkCase(c, n);
+    if (c.kind != Kind::ForwardOnly) continue;
+    // The oracle is never undone: inverse refuses, whatever it is given.
+    StepResult r = step(c, readFile(c.out), Direction::Inverse, setupFor(readFile(c.in)));
+    INFO(c.name << " inverse: " << r.reason);
+    CHECK_FALSE(r.applied);
+    CHECK_THAT(r.reason, Catch::Contains("has no inverse"));
+  }
+  CHECK(n.forward >= 10);
+  CHECK(n.noop >= 8);
 }
