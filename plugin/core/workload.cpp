@@ -212,6 +212,7 @@ WorkloadKernel readKernel(const std::string& file, const std::string& name, cons
     auto ct = c->as_table();
     if (!ct) failAt(file, c->source(), "check: expected a table { rtol = ..., atol = ... }, found a " + tomlTypeName(*c));
     checkKeys(file, *ct, {"atol", "rtol"}, "check");
+    k.check_given = true;
     if (const toml::node* r = ct->get("rtol")) k.check.rtol = readNonNegative(file, *r, "check.rtol", false);
     if (const toml::node* a = ct->get("atol")) k.check.atol = readNonNegative(file, *a, "check.atol", false);
   }

@@ -43,6 +43,7 @@ struct WorkloadKernel {
   WorkloadExpr shmem{"0"};
   std::vector<WorkloadArg> args;
   Tolerance check;
+  bool check_given = false;                 // `check` written: it decides, not the oracle
   std::optional<double> timeout_s;
   const WorkloadArg* findArg(const std::string& name) const;
 };

@@ -41,6 +41,7 @@ std::vector<RunnerResult> GpuBackend::runAll(std::vector<JobBundle> bundles) {
 std::vector<std::string> JobBundle::files() const {
   std::vector<std::string> f{job.original.cubin};
   if (job.variant.cubin != job.original.cubin) f.push_back(job.variant.cubin);
+  if (job.oracle) f.push_back(job.oracle->cubin);
   if (job.replay) f.push_back(job.replay->record_dir);
   return f;
 }

@@ -184,6 +184,10 @@ std::string packBundle(const JobBundle& b, const std::string& tar_path) {
       linkOrCopy(job.variant.cubin, stage / "variant.cubin");
       job.variant.cubin = "variant.cubin";
     }
+    if (job.oracle) {  // the bundle holds the oracle too: the node reads no file of this machine
+      linkOrCopy(job.oracle->cubin, stage / "oracle.cubin");
+      job.oracle->cubin = "oracle.cubin";
+    }
     if (job.replay) {
       for (const auto& e : fs::recursive_directory_iterator(job.replay->record_dir))
         if (e.is_regular_file())

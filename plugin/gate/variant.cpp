@@ -1,5 +1,7 @@
 #include "gate/variant.h"
 
+#include <algorithm>
+
 namespace klineage {
 
 void to_json(nlohmann::json& j, const Variant& v) {
@@ -30,11 +32,32 @@ void from_json(const nlohmann::json& j, Variant& v) {
   v.unit_source = j.value("unit_source", "");
   v.include_dir = j.value("include_dir", "");
 }
+nlohmann::json errorSummary(const RunnerResult& run) {
+  // The output whose variant error is largest against its bound's base (the original's error).
+  const BufferCompare* worst = nullptr;
+  auto ratio = [](const BufferCompare& c) {
+    return c.error_variant->max_rel / std::max(c.error_original->max_rel, 1e-300);
+  };
+  for (const auto& c : run.compares)
+    if (c.error_original && c.error_variant && (!worst || ratio(c) > ratio(*worst))) worst = &c;
+  nlohmann::json e = {{"oracle", run.oracle}};
+  if (worst) {
+    e["original"] = *worst->error_original;
+    e["variant"] = *worst->error_variant;
+    e["output"] = worst->param;
+  } else {
+    e["original"] = nullptr;
+    e["variant"] = nullptr;
+  }
+  return e;
+}
+
 void to_json(nlohmann::json& j, const VariantReport& r) {
   j = {{"variant", r.variant}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason}, {"cubin", r.cubin},
        {"compile_s", r.compile_s}, {"speedup", r.speedup}, {"variant_ms", r.variant_ms},
        {"original_ms", r.original_ms}, {"rechecked", r.rechecked}, {"checks", r.checks}};
   j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
+  if (r.run && !r.run->oracle.empty()) j["error"] = errorSummary(*r.run);
   if (!r.cache_key.empty()) j["cache_key"] = r.cache_key;
   if (r.cached) j["cached"] = true;
   if (!r.same_as.empty()) j["same_as"] = r.same_as;

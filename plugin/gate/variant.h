@@ -61,6 +61,10 @@ struct VariantReport {
 void to_json(nlohmann::json& j, const Variant& v);
 void from_json(const nlohmann::json& j, Variant& v);
 void to_json(nlohmann::json& j, const VariantReport& r);
+// report.json's "error" of a gated variant: {"original": {max_rel, l2_rel}, "variant": {...},
+// "output": <the output with the largest ratio of the two>, "oracle": "promoted" | "none: <why>"}
+// (original and variant null where no output was judged against the oracle).
+nlohmann::json errorSummary(const RunnerResult& run);
 
 // The fastest passing variant per kernel (ties within 0.5%: fewer transforms). Kernels without a
 // passing variant are absent. Slower, failed and not-run variants are never selected.

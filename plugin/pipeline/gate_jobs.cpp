@@ -124,6 +124,8 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
   job.launch_timeout_s = plan.timeout_s;
   job.original = {original.cubin, original.variant.mangled_name, gated.grid, gated.block, gated.shmem, std::nullopt};
   job.variant = {r.cubin, r.variant.mangled_name, vg->grid, vg->block, vg->shmem, std::nullopt};
+  if (!plan.oracle_cubin.empty()) job.oracle = OracleSpec{plan.oracle_cubin, original.variant.mangled_name, {}};
+  else job.oracle_none = plan.oracle_none;
   if (plan.replay) job.replay = replaySpec(*plan.info, plan.replay->dir, /*check_fidelity=*/false);  // checked once
   else job.params = plan.launch->params;
   // A variant that tests its pointers' alignment (vectorize-access, the 4-wide reductions and rows)

@@ -26,6 +26,8 @@ struct BuildTreeLayout {
   std::filesystem::path gateWork(const std::string& kernel, const std::string& name) const {
     return root / "gate" / kernel / name;
   }
+  // oracle/<kernel>/: the original promoted one precision level (its source; oracle.cubin).
+  std::filesystem::path oracleDir(const std::string& kernel) const { return root / "oracle" / kernel; }
   std::filesystem::path fidelityWork(const std::string& kernel) const { return root / "gate" / kernel / "fidelity"; }
   std::filesystem::path staging() const { return root / "gate" / "bundles"; }
   std::filesystem::path selectedRoot() const { return root / "selected"; }

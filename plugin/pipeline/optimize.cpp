@@ -22,6 +22,7 @@
 #include "gate_loop.h"
 #include "header_kernels.h"
 #include "identical.h"
+#include "oracle.h"
 #include "per_kernel.h"
 #include "report.h"
 #include "report_html.h"
@@ -353,8 +354,10 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
   clock.lap("capture");
   const OriginalCubins originals = compileOriginals(p, manifest, opt.only_kernel);
   clock.lap("compile-originals");
-  const Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.only_kernel);
+  Plans plans = planKernels(p, manifest, workload, *captured, originals.cubin, opt.only_kernel);
   clock.lap("plan");  // the originals' replays checked on the GPU
+  prepareOracles(p, plans);
+  clock.lap("oracles");
   // The effect history the planner orders skills by (effect_history.h): the skill directories'
   // effects.json only, so a kernel's plan (and which of its variants the result cache holds) does
   // not change because other kernels were gated; what this run learns goes to the build tree.

@@ -42,6 +42,10 @@ struct KernelPlan {
   std::map<std::string, double> scalars;      // the scalar arguments of the gated launch
   std::optional<LaunchSite> site;             // the launch site whose geometry is gated (evaluable)
   std::vector<Probe> probes;                  // other sizes every variant must be right on
+  // The oracle (oracle.h): the promoted original's cubin, or why there is none ("" before
+  // prepareOracles ran).
+  std::string oracle_cubin;
+  std::string oracle_none;
 };
 
 // The block a transform sees (TransformFacts) once the steps before it changed the launch by `geometry`.

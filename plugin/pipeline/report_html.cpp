@@ -524,10 +524,26 @@ std::string lineage(const KernelView& k) {
          table.str();
 }
 
+// The variant's error against the oracle beside the original's ("3.1e-07 / 1.2e-07"), or why there
+// was no oracle (report.json "error").
+std::string errorCell(const json& v) {
+  const json& e = at(v, "error");
+  if (!e.is_object()) return "";
+  const std::string oracle = str(e, "oracle");
+  const auto o = num(at(e, "original"), "max_rel"), var = num(at(e, "variant"), "max_rel");
+  if (o && var)
+    return "<span title=\"" + esc("output " + str(e, "output") + "; L2: original " + fmt("%.2g", num(at(e, "original"), "l2_rel").value_or(0)) +
+                              ", variant " + fmt("%.2g", num(at(e, "variant"), "l2_rel").value_or(0))) +
+           "\">" + fmt("%.2g", *o) + " / " + fmt("%.2g", *var) + "</span>";
+  return "<span class=\"muted\" title=\"" + esc(oracle) + "\">no oracle</span>";
+}
+
 std::string variantTable(const KernelView& k) {
   std::ostringstream os;
   os << "<table class=\"variants\"><tr><th>Variant</th><th>Skills</th><th>Outcome</th><th class=\"num\">Speedup</th>"
-        "<th class=\"num\">Original</th><th class=\"num\">Variant</th><th class=\"num\">Noise</th><th>Reason</th></tr>";
+        "<th class=\"num\">Original</th><th class=\"num\">Variant</th><th class=\"num\">Noise</th>"
+        "<th class=\"num\" title=\"largest element error against the oracle, relative to its largest element: "
+        "original / variant\">Error</th><th>Reason</th></tr>";
   for (const json* v : k.variants) {
     const auto sp = measured(*v);
     const auto om = num(*v, "original_ms"), vm = num(*v, "variant_ms");
@@ -552,8 +568,8 @@ std::string variantTable(const KernelView& k) {
                                                               : chip(str(*v, "outcome")))
        << "</td><td class=\"num\">" << (sp ? fmtX(*sp) : "") << "</td><td class=\"num\">"
        << (om && *om > 0 ? fmtMs(*om) : "") << "</td><td class=\"num\">" << (vm && *vm > 0 ? fmtMs(*vm) : "")
-       << "</td><td class=\"num\">" << (noise && *noise > 0 ? fmt("%.1f%%", *noise * 100) : "") << "</td><td>" << reason
-       << "</td></tr>";
+       << "</td><td class=\"num\">" << (noise && *noise > 0 ? fmt("%.1f%%", *noise * 100) : "") << "</td><td class=\"num\">"
+       << errorCell(*v) << "</td><td>" << reason << "</td></tr>";
   }
   os << "</table>";
   return os.str();

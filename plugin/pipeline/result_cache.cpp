@@ -57,6 +57,7 @@ std::string ResultCache::gateKey(const VariantReport& r, const std::vector<const
     RunnerJob copy = *j;
     copy.original.cubin = contentHash(j->original.cubin);
     copy.variant.cubin = contentHash(j->variant.cubin);
+    if (copy.oracle) copy.oracle->cubin = contentHash(j->oracle->cubin);
     text += nlohmann::json(copy).dump() + "\n";
   }
   return fnv1a64Hex(text);

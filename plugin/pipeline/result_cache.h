@@ -20,7 +20,7 @@ class Status;
 
 // Bumped whenever what a stored result means changes (judge(), the runner's checks, the fields
 // stored): every older entry then misses.
-constexpr int kResultCacheFormat = 1;
+constexpr int kResultCacheFormat = 2;  // 2: the oracle rule and the outputs' pre-fill traps
 
 // The most entries cache/results/ keeps after a run (ResultCache::prune): an entry is a few KB
 // (up to some tens with the timed samples), so at most some tens of MB per target, and room for

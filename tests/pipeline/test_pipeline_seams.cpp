@@ -441,6 +441,9 @@ TEST_CASE("seams: a job bundle carries every file its job reads, with paths insi
   b.job.replay = ReplaySpec{};
   b.job.replay->record_dir = (dir / "rec").string();
   CHECK(b.files().size() == 3);
+  atomicWrite(dir / "r.cubin", "oracle cubin");
+  b.job.oracle = OracleSpec{(dir / "r.cubin").string(), "_Z5saxpyifPKfPf", {}};
+  CHECK(b.files().size() == 4);
   REQUIRE(packBundle(b, (dir / "b.tar").string()).empty());
   fs::create_directories(dir / "x");
   REQUIRE(std::system(("tar -xf " + (dir / "b.tar").string() + " -C " + (dir / "x").string()).c_str()) == 0);
@@ -450,6 +453,9 @@ TEST_CASE("seams: a job bundle carries every file its job reads, with paths insi
   CHECK(j.replay->record_dir == "record");
   CHECK(readFile(dir / "x/original.cubin") == "original cubin");
   CHECK(readFile(dir / "x/variant.cubin") == "variant cubin");
+  REQUIRE(j.oracle);
+  CHECK(j.oracle->cubin == "oracle.cubin");
+  CHECK(readFile(dir / "x/oracle.cubin") == "oracle cubin");
   // the record travels whole and still verifies
   CHECK(loadRecord((dir / "x/record").string()).allocations.size() == 2);
   // nothing in the job names the submitting machine's directory
