@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "core/cubin.h"
+#include "transform.h"
 #include "result_cache.h"
 
 namespace klineage {
@@ -35,6 +36,17 @@ class NotifyingCompiler : public Compiler {
 
 std::string objectOf(const std::string& cubin) {
   return (fs::path(cubin).parent_path() / (fs::path(cubin).stem().string() + ".o")).string();
+}
+
+// Whether the variant's text is the rewriter's work alone (every step a registered transform). Its
+// transforms edit kernels and the launch statements inside host functions and never declare
+// anything at file scope, so its host side exports what the original's does: no host object is
+// compiled for it. Hand-written, LLM-written and `klineage ci`'s built sources are checked.
+bool madeByTransforms(const Variant& v) {
+  if (v.transforms.empty()) return false;
+  for (const auto& t : v.transforms)
+    if (!findTransform(t)) return false;
+  return true;
 }
 
 // Why the variant's host side would not link where the original's does: its exported host symbols
@@ -110,9 +122,11 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     if (header) includes.insert(includes.begin(), v.include_dir);
     const std::string& compiled = header ? v.unit_source : v.source;
     CompileRequest req{v.id, nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), compiled, cubin, includes),
-                       cubin, nvccObjectArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), compiled,
-                                             objectOf(cubin), includes),
-                       objectOf(cubin)};
+                       cubin};
+    if (!madeByTransforms(v)) {
+      req.object_argv = nvccObjectArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), compiled, objectOf(cubin), includes);
+      req.object = objectOf(cubin);
+    }
     // The same text with the same compiler and flags failed before: not compiled again.
     if (p.cache) {
       r.cache_key = p.cache->compileKey(r, req.argv, {v.source, v.unit_source, v.include_dir, cubin, dir.string()});

@@ -3,6 +3,7 @@
 // whose launcher no longer links is compile-failed (real nvcc for that one).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <regex>
 
 #include "core/fs.h"
@@ -53,11 +54,20 @@ std::string workloadWithoutSaxpyCheck() {
   return toml.erase(at, check.size());
 }
 
+// Which requests asked for a host object too (the compile stage's link check).
+struct ObjectCountingCompiler : FakeCompiler {
+  std::vector<std::string> with_object, without_object;
+  CompileResult compile(const CompileRequest& req) override {
+    (req.object_argv.empty() ? without_object : with_object).push_back(req.id);
+    return FakeCompiler::compile(req);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("oracle: a kernel without a workload tolerance is gated against its promoted original", "[pipeline][oracle]") {
   Project p(3, {{"klineage.toml", workloadWithoutSaxpyCheck()}});
-  FakeCompiler cc;
+  ObjectCountingCompiler cc;
   RecordingRunner gpu;
   OptimizeOptions opt;
   opt.config = p.config;
@@ -105,6 +115,11 @@ TEST_CASE("oracle: a kernel without a workload tolerance is gated against its pr
   for (const auto& k : rep["kernels"])
     for (const auto& n : k["notes"]) noted = noted || n.get<std::string>().find("oracle: the original promoted") == 0;
   CHECK(noted);
+  // The skills' variants are the rewriter's work alone: no host object for them; the originals'
+  // objects are compiled as requests of their own.
+  for (const auto& id : cc.with_object) CHECK(id.find("hand-written") != std::string::npos);
+  CHECK(std::count_if(cc.without_object.begin(), cc.without_object.end(),
+                      [](const std::string& id) { return id.find("(host object)") != std::string::npos; }) == 2);
   const std::string html = readFile(p.root / "build/klineage/kernels/report.html");
   CHECK(html.find("3e-07 / 2e-07") != std::string::npos);
 }
