@@ -410,9 +410,8 @@ class JobRun {
     const Prefill prefill = static_cast<Prefill>(input_sets_++ % 3);
     for (Buffer& b : buffers_) {
       if (b.output && b.spec->init.kind == InitSpec::Poison && prefill != Prefill::Poison) {
-        bool done = false;
-        if (!prefillOutput(b, prefill, seed, &done)) return false;
-        if (done) continue;
+        if (!prefillOutput(b, prefill, seed)) return false;
+        continue;
       }
       if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, b.spec->init, seed, b.param_index)) {
         b.host_stale = true;
@@ -436,37 +435,31 @@ class JobRun {
   // an element as it found it, then returns what it found: a difference from the original's.
   enum class Prefill { Poison, RandomValues, Stale };
 
-  // *done: `pristine` (or `host`) holds the pre-fill; false only for a failed CUDA call.
-  bool prefillOutput(Buffer& b, Prefill prefill, uint64_t seed, bool* done) {
-    *done = false;
-    if (prefill == Prefill::Stale && b.expected_dev && b.pristine && b.bytes) {
-      if (!call(cu_.cuMemcpyDtoD(b.pristine, b.expected_dev, b.bytes), "pre-filling " + b.label)) return false;
+  // The buffer's initial copy (`pristine`, else `host`) set to the pre-fill; false only for a
+  // failed CUDA call.
+  bool prefillOutput(Buffer& b, Prefill prefill, uint64_t seed) {
+    if (!b.bytes) return true;
+    if (prefill == Prefill::Stale && b.expected_dev && b.pristine) {
       b.host_stale = true;
-      *done = true;
-      return true;
+      return call(cu_.cuMemcpyDtoD(b.pristine, b.expected_dev, b.bytes), "pre-filling " + b.label);
     }
-    if (prefill == Prefill::Stale && b.expected.size() == b.bytes && !b.expected_stale && b.bytes) {
+    if (prefill == Prefill::Stale && b.expected.size() == b.bytes && !b.expected_stale) {
       b.host = b.expected;
-      b.host_stale = false;
-      *done = !b.pristine || call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "pre-filling " + b.label);
-      return *done;
-    }
-    // Random values (never a NaN, so that an element neither kernel writes compares equal).
-    InitSpec garbage;
-    garbage.kind = InitSpec::Uniform;
-    garbage.lo = isFloat(b.spec->type) ? -1e6 : 0;
-    garbage.hi = isFloat(b.spec->type) ? 1e6 : elemSize(b.spec->type) == 1 ? 255 : 32767;
-    const uint64_t key = seed ^ 0x5EEDF111u;
-    if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, garbage, key, b.param_index)) {
-      b.host_stale = true;
-      *done = true;
-      return true;
+    } else {  // random values, never a NaN: an element neither kernel writes compares equal
+      InitSpec garbage;
+      garbage.kind = InitSpec::Uniform;
+      garbage.lo = isFloat(b.spec->type) ? -1e6 : 0;
+      garbage.hi = isFloat(b.spec->type) ? 1e6 : elemSize(b.spec->type) == 1 ? 255 : 32767;
+      const uint64_t key = seed ^ 0x5EEDF111u;
+      if (b.pristine && fill_.fill(b.pristine, b.spec->type, b.count, garbage, key, b.param_index)) {
+        b.host_stale = true;
+        return true;
+      }
+      b.host.resize(b.bytes);
+      fillBuffer(b.host.data(), b.spec->type, b.count, garbage, key, b.param_index);
     }
     b.host_stale = false;
-    b.host.resize(b.bytes);
-    fillBuffer(b.host.data(), b.spec->type, b.count, garbage, key, b.param_index);
-    *done = !b.pristine || call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "pre-filling " + b.label);
-    return *done;
+    return !b.pristine || call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "pre-filling " + b.label);
   }
 
   // --- the oracle -------------------------------------------------------------------------------
@@ -873,8 +866,6 @@ class JobRun {
     return true;
   }
 
-  // The allocation: a guard region, the buffer, another guard region; and, when there is room, a
-  // device-side copy of its initial contents, which makes restoring before each run cheap.
   // The guard pattern on both sides of a buffer (once at allocation; again after an oracle wrote
   // into one, so that the write does not count against the variant).
   bool writeGuards(const Buffer& b) {
@@ -883,6 +874,8 @@ class JobRun {
             call(cu_.cuMemcpyHtoD(b.base + b.bytes, guard_pattern_.data(), b.guard), "writing the guard after " + b.label));
   }
 
+  // The allocation: a guard region, the buffer, another guard region; and, when there is room, a
+  // device-side copy of its initial contents, which makes restoring before each run cheap.
   bool allocateBuffer(Buffer& b) {
     b.guard = static_cast<size_t>(job_.guard_bytes);
     // Allocations are 256-byte aligned: `pad` puts base `misalign` bytes past a 16-byte boundary.
