@@ -44,6 +44,12 @@ BufferCompare compareBuffers(const std::string& param, ElemType type, const void
 // `fallback` (the oracle overflowed where float did not). Equal bits pass, but a NaN only when it
 // is the poison pattern (written by neither). Elements equal in bits in o and v count in the norms.
 //
+// A broken oracle would loosen the rule (the original's error, and so the variant's bound, would be
+// large), so it is trusted only while the original's max_rel stays within kOracleTrustUlps x the
+// type's epsilon (about 1e-3 for f32): more is not float rounding but a different computation.
+// Past it, oracleVerdict sets `oracle_trusted` false and the caller compares with the tolerance.
+constexpr double kOracleTrustUlps = 8192;
+
 // The first pass over chunks (each `offset` elements into the buffer) gathers OracleStats, which
 // merge; the second finds the elements over the bound for the message, given the whole's stats.
 struct OracleStats {
@@ -59,9 +65,11 @@ OracleStats oracleStats(ElemType type, const void* r, const void* o, const void*
 // the original's value as expected and the variant's as actual), errors and ok left unset.
 BufferCompare oracleChunk(const std::string& param, ElemType type, const void* r, const void* o, const void* v,
                           unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback);
-// Sets c's errors, detail and ok from the whole buffer's stats (c holds the merged chunks).
-void oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& whole, OracleRule rule);
-// The three above in one pass each, single-threaded.
+// Sets c's errors, detail and ok from the whole buffer's stats (c holds the merged chunks). Returns
+// false, with the detail saying why, when the oracle is not trusted (kOracleTrustUlps).
+bool oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& whole, OracleRule rule);
+// The three above in one pass each, single-threaded; an untrusted oracle's buffer is compared with
+// `fallback` (compareBuffers), its errors and detail kept.
 BufferCompare compareWithOracle(const std::string& param, ElemType type, const void* r, const void* o,
                                 const void* v, unsigned long long n, OracleRule rule, Tolerance fallback);
 

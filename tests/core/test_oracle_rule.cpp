@@ -242,3 +242,23 @@ TEST_CASE("oracle rule: double outputs use double's epsilon", "[oracle]") {
   v[0] = 1.0 + 1e-12;
   CHECK_FALSE(compareWithOracle("d", ElemType::F64, r.data(), o.data(), v.data(), 2, OracleRule{}, Tolerance{}).ok);
 }
+
+TEST_CASE("oracle rule: an oracle the original is far off is not trusted, the tolerance decides", "[oracle]") {
+  // A broken oracle 1% off: the original's error would let a variant 1.5% off pass the rule.
+  std::vector<float> o{10, -20, 30, 40}, r(4), v(4);
+  for (int i = 0; i < 4; ++i) {
+    r[i] = o[i] * 1.01f;
+    v[i] = o[i] * 1.015f;
+  }
+  const BufferCompare c = judge(r, o, v);
+  INFO(c.oracle_detail);
+  CHECK_FALSE(c.ok);  // compareBuffers(o, v) under rtol 1e-5
+  CHECK(c.mismatches == 4);
+  CHECK_THAT(c.oracle_detail, Catch::StartsWith("the original is off the oracle by") && Catch::Contains("not trusted"));
+  REQUIRE(c.error_original);
+  CHECK(c.error_original->max_rel > 1e-3);
+  // The same variant within the tolerance of the original passes (the tolerance's verdict).
+  std::vector<float> close = o;
+  close[0] = std::nextafter(o[0], 100.0f);
+  CHECK(judge(r, o, close).ok);
+}

@@ -232,3 +232,18 @@ TEST_CASE("runner pre-fill: elements neither kernel writes compare equal under e
   CHECK(r.outcome == Outcome::Passed);
   CHECK(r.seeds_used.size() == 4);
 }
+
+TEST_CASE("runner oracle: a broken oracle does not loosen the gate: the tolerance decides", "[runner][oracle]") {
+  auto scaled = [](float f) {
+    return [f](const Launch& l) {
+      sequentialRows<double>(l);
+      float* out = l.ptr<float>(3);
+      for (int r = 0; r < l.arg<int>(0); ++r) out[r] *= f;
+      return CUDA_SUCCESS;
+    };
+  };
+  // The oracle is 1% off; a variant 1.5% off would be within 2x the original's error against it.
+  RunnerResult r = runRows(rowSumJob(true), scaled(1.015f), scaled(1.01f));
+  CHECK(r.outcome == Outcome::WrongResult);
+  CHECK_THAT(r.reason, Catch::Contains("not trusted") && Catch::Contains("expected"));
+}
