@@ -160,10 +160,10 @@ enum class OracleElem { Norm, Ok, Bad };
 
 // How one element counts (the rules in compare.h).
 template <typename F>
-OracleElem classify(F r, F o, F v, const void* ob, const void* vb, Tolerance fallback) {
+OracleElem classify(F r, F o, F v, const void* ob, const void* vb, Tolerance fallback, bool equal_bits_pass) {
   if (std::isfinite(r) && std::isfinite(o) && std::isfinite(v)) return OracleElem::Norm;
   if (std::memcmp(ob, vb, sizeof(F)) == 0)  // the same bits: the same infinity, or written by neither
-    return !std::isnan(o) || isPoison(ob, sizeof(F)) ? OracleElem::Ok : OracleElem::Bad;
+    return equal_bits_pass || !std::isnan(o) || isPoison(ob, sizeof(F)) ? OracleElem::Ok : OracleElem::Bad;
   if (std::isfinite(o) && std::isfinite(v)) {  // only the oracle is not finite: the tolerance decides
     const double d = std::fabs(static_cast<double>(v) - static_cast<double>(o));
     return d <= fallback.atol + fallback.rtol * std::fabs(static_cast<double>(o)) ? OracleElem::Ok : OracleElem::Bad;
@@ -172,13 +172,14 @@ OracleElem classify(F r, F o, F v, const void* ob, const void* vb, Tolerance fal
 }
 
 template <typename F>
-OracleStats statsOf(const void* r, const void* o, const void* v, unsigned long long n, Tolerance fallback) {
+OracleStats statsOf(const void* r, const void* o, const void* v, unsigned long long n, Tolerance fallback,
+                    bool equal_bits_pass) {
   OracleStats s;
   for (unsigned long long i = 0; i < n; ++i) {
     const F rv = load<F>(r, i), ov = load<F>(o, i), vv = load<F>(v, i);
     const char* ob = static_cast<const char*>(o) + i * sizeof(F);
     const char* vb = static_cast<const char*>(v) + i * sizeof(F);
-    switch (classify(rv, ov, vv, ob, vb, fallback)) {
+    switch (classify(rv, ov, vv, ob, vb, fallback, equal_bits_pass)) {
       case OracleElem::Bad: ++s.bad; break;
       case OracleElem::Ok: break;
       case OracleElem::Norm: {
@@ -208,12 +209,12 @@ double elementBound(ElemType type, const OracleStats& s, OracleRule rule) {
 
 template <typename F>
 void chunkOf(BufferCompare& c, const void* r, const void* o, const void* v, unsigned long long n, double bound,
-             Tolerance fallback) {
+             Tolerance fallback, bool equal_bits_pass) {
   for (unsigned long long i = 0; i < n; ++i) {
     const F rv = load<F>(r, i), ov = load<F>(o, i), vv = load<F>(v, i);
     const char* ob = static_cast<const char*>(o) + i * sizeof(F);
     const char* vb = static_cast<const char*>(v) + i * sizeof(F);
-    const OracleElem e = classify(rv, ov, vv, ob, vb, fallback);
+    const OracleElem e = classify(rv, ov, vv, ob, vb, fallback, equal_bits_pass);
     if (std::isfinite(ov) && std::isfinite(vv)) {
       const double d = std::fabs(static_cast<double>(vv) - static_cast<double>(ov));
       c.max_abs_err = std::max(c.max_abs_err, d);
@@ -234,17 +235,19 @@ std::string sci(double v) {
 }  // namespace
 
 OracleStats oracleStats(ElemType type, const void* r, const void* o, const void* v, unsigned long long n,
-                        Tolerance fallback) {
-  return type == ElemType::F64 ? statsOf<double>(r, o, v, n, fallback) : statsOf<float>(r, o, v, n, fallback);
+                        Tolerance fallback, bool equal_bits_pass) {
+  return type == ElemType::F64 ? statsOf<double>(r, o, v, n, fallback, equal_bits_pass)
+                               : statsOf<float>(r, o, v, n, fallback, equal_bits_pass);
 }
 
 BufferCompare oracleChunk(const std::string& param, ElemType type, const void* r, const void* o, const void* v,
-                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback) {
+                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback,
+                          bool equal_bits_pass) {
   BufferCompare c;
   c.param = param;
   const double bound = elementBound(type, whole, rule);
-  if (type == ElemType::F64) chunkOf<double>(c, r, o, v, n, bound, fallback);
-  else chunkOf<float>(c, r, o, v, n, bound, fallback);
+  if (type == ElemType::F64) chunkOf<double>(c, r, o, v, n, bound, fallback, equal_bits_pass);
+  else chunkOf<float>(c, r, o, v, n, bound, fallback, equal_bits_pass);
   for (auto& smp : c.samples) {
     const unsigned long long off = smp.index * elemSize(type);
     smp.expected = formatElement(type, static_cast<const char*>(o) + off);
@@ -281,9 +284,10 @@ bool oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& s, Oracle
 }
 
 BufferCompare compareWithOracle(const std::string& param, ElemType type, const void* r, const void* o,
-                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback) {
-  const OracleStats s = oracleStats(type, r, o, v, n, fallback);
-  BufferCompare c = oracleChunk(param, type, r, o, v, n, s, rule, fallback);
+                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback,
+                                bool equal_bits_pass) {
+  const OracleStats s = oracleStats(type, r, o, v, n, fallback, equal_bits_pass);
+  BufferCompare c = oracleChunk(param, type, r, o, v, n, s, rule, fallback, equal_bits_pass);
   if (oracleVerdict(c, type, s, rule)) return c;
   BufferCompare t = compareBuffers(param, type, o, v, n, fallback);
   t.error_original = c.error_original;

@@ -42,7 +42,8 @@ BufferCompare compareBuffers(const std::string& param, ElemType type, const void
 // the variant fails (a computed NaN or infinity the original does not give; an element only one
 // kernel wrote), except where only the oracle is not finite: there v is compared with o under
 // `fallback` (the oracle overflowed where float did not). Equal bits pass, but a NaN only when it
-// is the poison pattern (written by neither). Elements equal in bits in o and v count in the norms.
+// is the poison pattern (written by neither), or any value with `equal_bits_pass` (replays: captured
+// memory may hold NaNs nobody computed). Elements equal in bits in o and v count in the norms.
 //
 // A broken oracle would loosen the rule (the original's error, and so the variant's bound, would be
 // large), so it is trusted only while the original's max_rel stays within kOracleTrustUlps x the
@@ -60,17 +61,19 @@ struct OracleStats {
   void merge(const OracleStats& o);
 };
 OracleStats oracleStats(ElemType type, const void* r, const void* o, const void* v, unsigned long long n,
-                        Tolerance fallback);
+                        Tolerance fallback, bool equal_bits_pass = false);
 // The elements of a chunk over the bound the whole buffer's stats give (mismatches, samples with
 // the original's value as expected and the variant's as actual), errors and ok left unset.
 BufferCompare oracleChunk(const std::string& param, ElemType type, const void* r, const void* o, const void* v,
-                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback);
+                          unsigned long long n, const OracleStats& whole, OracleRule rule, Tolerance fallback,
+                          bool equal_bits_pass = false);
 // Sets c's errors, detail and ok from the whole buffer's stats (c holds the merged chunks). Returns
 // false, with the detail saying why, when the oracle is not trusted (kOracleTrustUlps).
 bool oracleVerdict(BufferCompare& c, ElemType type, const OracleStats& whole, OracleRule rule);
 // The three above in one pass each, single-threaded; an untrusted oracle's buffer is compared with
 // `fallback` (compareBuffers), its errors and detail kept.
 BufferCompare compareWithOracle(const std::string& param, ElemType type, const void* r, const void* o,
-                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback);
+                                const void* v, unsigned long long n, OracleRule rule, Tolerance fallback,
+                                bool equal_bits_pass = false);
 
 }  // namespace klineage
