@@ -103,6 +103,14 @@ void to_json(nlohmann::json& j, const LaunchSite& l) {
   if (!l.instantiation.empty()) j["instantiation"] = l.instantiation;
   j["block_value"] = l.block_value ? nlohmann::json(*l.block_value) : nlohmann::json(nullptr);
   j["block_dims"] = l.block_dims;
+  j["form"] = l.form;
+  j["launcher"] = l.launcher;
+  j["grid_expr"] = l.grid_expr;
+  j["block_expr"] = l.block_expr;
+  j["shmem_expr"] = l.shmem_expr ? nlohmann::json(*l.shmem_expr) : nlohmann::json(nullptr);
+  for (const auto& [key, why] : {std::pair{"grid_unresolved", &l.grid_unresolved}, {"block_unresolved", &l.block_unresolved},
+                                 {"shmem_unresolved", &l.shmem_unresolved}, {"not_rewritable", &l.not_rewritable}})
+    if (!why->empty()) j[key] = *why;
 }
 void from_json(const nlohmann::json& j, LaunchSite& l) {
   l.file = j.value("file", "");
@@ -120,6 +128,15 @@ void from_json(const nlohmann::json& j, LaunchSite& l) {
   l.instantiation = j.value("instantiation", "");
   if (j.contains("block_value") && !j.at("block_value").is_null()) l.block_value = j.at("block_value").get<long long>();
   l.block_dims = j.value("block_dims", std::vector<long long>{});
+  l.form = j.value("form", "<<<>>>");
+  l.launcher = j.value("launcher", "");
+  l.grid_expr = j.value("grid_expr", std::vector<LaunchExpr>{});
+  l.block_expr = j.value("block_expr", std::vector<LaunchExpr>{});
+  if (j.contains("shmem_expr") && !j.at("shmem_expr").is_null()) l.shmem_expr = j.at("shmem_expr").get<LaunchExpr>();
+  l.grid_unresolved = j.value("grid_unresolved", "");
+  l.block_unresolved = j.value("block_unresolved", "");
+  l.shmem_unresolved = j.value("shmem_unresolved", "");
+  l.not_rewritable = j.value("not_rewritable", "");
 }
 
 void to_json(nlohmann::json& j, const KernelInfo& k) {

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/launch_expr.h"
+
 namespace klineage {
 
 struct SourceRange {
@@ -40,6 +42,18 @@ struct LaunchSite {
   SourceRange config_range;                // the text between <<< and >>>
   bool in_target_sources = true;
   std::string instantiation;               // template kernels: mangled name of the instantiation launched
+  // How the kernel is launched: "<<<>>>", "cudaLaunchKernel" or "cudaLaunchKernelEx".
+  std::string form = "<<<>>>";
+  // The geometry as Clang resolved it through the launching function (rewriter/launch_resolve.h):
+  // grid and block as {x, y, z}, the dynamic shared memory (0 when not given). A part that could not
+  // be resolved is empty (shmem: absent) and its *_unresolved says why, naming the construct.
+  std::vector<LaunchExpr> grid_expr, block_expr;
+  std::optional<LaunchExpr> shmem_expr;
+  std::string grid_unresolved, block_unresolved, shmem_unresolved;
+  std::string launcher;                    // the function the launch is written in ("" at file scope)
+  // Why a geometry change cannot be written at this site ("" when it can: the grid and block are
+  // rewritten in place, around the user's expressions).
+  std::string not_rewritable;
 };
 
 // Body features as the manifest described them before feature ids (KernelInfo::feature_ids) were
