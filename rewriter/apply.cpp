@@ -8,6 +8,7 @@
 #include "ast_util.h"
 #include "core/fs.h"
 #include "extract.h"
+#include "launch_resolve.h"
 #include "source_buffer.h"
 
 namespace klineage {
@@ -134,19 +135,18 @@ bool rewriteLaunches(Overlay& overlay, const ArgsByFile& args, const std::string
     const auto& sm = ctx.getSourceManager();
     clang::Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
     unsigned here = 0;
-    for (auto* call : kernelCalls(ctx)) {
+    for (const FoundLaunch& f : findLaunches(ctx)) {
+      const clang::CallExpr* call = f.call;
       if (!sm.isWrittenInMainFile(sm.getExpansionLoc(call->getBeginLoc()))) continue;
-      const clang::FunctionDecl* k = launchedKernel(call);
+      const clang::FunctionDecl* k = f.kernel;
       if (!k || (k->getNameAsString() != kernel_name && k->getQualifiedNameAsString() != kernel_name)) continue;
-      const clang::CallExpr* cfg = call->getConfig();
-      const clang::Expr* g = cfg ? writtenArg(cfg->getArg(0)) : nullptr;
-      const clang::Expr* b = cfg && cfg->getNumArgs() > 1 ? writtenArg(cfg->getArg(1)) : nullptr;
-      if (!g || !b || g->getBeginLoc().isMacroID() || b->getBeginLoc().isMacroID()) {
-        if (why)
-          *why = "the launch at " + file + ":" + std::to_string(sm.getSpellingLineNumber(call->getBeginLoc())) +
-                 " is written through a macro; its geometry cannot be rewritten";
+      const std::string at = file + ":" + std::to_string(sm.getSpellingLineNumber(sm.getExpansionLoc(call->getBeginLoc())));
+      if (std::string no = notRewritable(ctx, f); !no.empty()) {
+        if (why) *why = "the launch at " + at + " cannot be rewritten: " + no;
         return false;
       }
+      const clang::Expr* g = editableExpr(ctx, f.grid);
+      const clang::Expr* b = editableExpr(ctx, f.block);
       auto edit = [&](const clang::Expr* e, const std::string& text) {
         return !rw.ReplaceText(fileRange(ctx, e->getSourceRange()), text);
       };

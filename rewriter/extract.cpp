@@ -1,5 +1,7 @@
 #include "extract.h"
 
+#include "launch_resolve.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -340,34 +342,6 @@ KernelInfo describeKernel(clang::ASTContext& ctx, const clang::FunctionDecl* fd,
   return k;
 }
 
-// The block of a launch, {x, y, z}, when every component is a compile-time constant: an integer
-// (`256`, `kThreads`) or a dim3 built in place (`dim3(16, 16)`, missing components are 1); else empty.
-std::vector<long long> blockDims(clang::ASTContext& ctx, const clang::Expr* b) {
-  if (b->isValueDependent() || b->isTypeDependent()) return {};
-  auto value = [&](const clang::Expr* e) -> std::optional<long long> {
-    clang::Expr::EvalResult r;
-    if (e->isValueDependent() || !e->getType()->isIntegerType() || !e->EvaluateAsInt(r, ctx)) return std::nullopt;
-    return r.Val.getInt().getExtValue();
-  };
-  if (b->getType()->isIntegerType()) {
-    if (auto v = value(b)) return {*v, 1, 1};
-    return {};
-  }
-  const clang::Expr* e = b->IgnoreImplicit();
-  if (auto* fc = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) e = fc->getSubExpr()->IgnoreImplicit();
-  auto* ce = llvm::dyn_cast<clang::CXXConstructExpr>(e);
-  if (!ce || ce->getNumArgs() > 3) return {};
-  std::vector<long long> dims{1, 1, 1};
-  for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
-    const clang::Expr* a = ce->getArg(i);
-    if (llvm::isa<clang::CXXDefaultArgExpr>(a)) continue;
-    auto v = value(a->IgnoreImpCasts());
-    if (!v) return {};
-    dims[i] = *v;
-  }
-  return dims;
-}
-
 void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& target_sources, Manifest& manifest) {
   const auto& sm = ctx.getSourceManager();
   auto isTargetSource = [&](const std::string& f) {
@@ -479,41 +453,49 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
     }
   }
 
-  // Launch sites written in this unit's main file.
-  for (auto* call : kernelCalls(ctx)) {
+  // Launch sites written in this unit's main file: <<<>>>, cudaLaunchKernel and cudaLaunchKernelEx,
+  // with their geometry resolved through the launching function (launch_resolve.h).
+  for (const FoundLaunch& f : findLaunches(ctx)) {
+    const clang::CallExpr* call = f.call;
     auto loc = sm.getExpansionLoc(call->getBeginLoc());
     if (!sm.isWrittenInMainFile(loc)) continue;
-    const clang::FunctionDecl* callee = launchedKernel(call);
-    if (!callee) continue;
+    const clang::FunctionDecl* callee = f.kernel;
     LaunchSite ls;
     ls.file = rangeOf(ctx, call->getSourceRange()).file;
     ls.line = sm.getSpellingLineNumber(loc);
     ls.column = sm.getSpellingColumnNumber(loc);
     ls.in_target_sources = isTargetSource(ls.file);
-    const clang::CallExpr* cfg = call->getConfig();
-    auto argText = [&](unsigned i, std::string* type) -> std::string {
-      if (!cfg || i >= cfg->getNumArgs()) return "";
-      const clang::Expr* w = writtenArg(cfg->getArg(i));
-      if (!w) return "";
-      if (type) *type = typeString(ctx, w->getType().getUnqualifiedType());
-      return sourceText(ctx, w->getSourceRange());
+    ls.form = f.form;
+    auto text = [&](const clang::Expr* e, std::string* type) -> std::string {
+      if (!e) return "";
+      if (type) *type = typeString(ctx, e->getType().getUnqualifiedType());
+      return sourceText(ctx, e->getSourceRange());
     };
-    ls.grid = argText(0, &ls.grid_type);
-    ls.block = argText(1, &ls.block_type);
-    ls.shmem = argText(2, nullptr);
-    ls.stream = argText(3, nullptr);
-    if (cfg && cfg->getNumArgs() >= 2) {
-      if (const clang::Expr* b = writtenArg(cfg->getArg(1))) ls.block_dims = blockDims(ctx, b);
-      if (ls.block_dims.size() == 3) ls.block_value = ls.block_dims[0] * ls.block_dims[1] * ls.block_dims[2];
-      const clang::Expr* g = writtenArg(cfg->getArg(0));
-      const clang::Expr* last = writtenArg(cfg->getArg(1));
-      for (unsigned i = 2; i < cfg->getNumArgs(); ++i)
-        if (auto* w = writtenArg(cfg->getArg(i))) last = w;
-      if (g && last) ls.config_range = rangeOf(ctx, clang::SourceRange(g->getBeginLoc(), last->getEndLoc()));
+    ls.grid = text(f.grid, &ls.grid_type);
+    ls.block = text(f.block, &ls.block_type);
+    ls.shmem = text(f.shmem, nullptr);
+    ls.stream = text(f.stream, nullptr);
+    const ResolvedGeometry g = resolveGeometry(ctx, f);
+    ls.launcher = g.launcher;
+    ls.grid_expr = g.grid;
+    ls.block_expr = g.block;
+    ls.shmem_expr = g.shmem;
+    ls.grid_unresolved = g.grid_why;
+    ls.block_unresolved = g.block_why;
+    ls.shmem_unresolved = g.shmem_why;
+    if (ls.block_expr.size() == 3 && ls.block_expr[0].isConst() && ls.block_expr[1].isConst() && ls.block_expr[2].isConst()) {
+      ls.block_dims = {ls.block_expr[0].value, ls.block_expr[1].value, ls.block_expr[2].value};
+      ls.block_value = ls.block_dims[0] * ls.block_dims[1] * ls.block_dims[2];
     }
-    for (const clang::Expr* a : call->arguments()) ls.args.push_back(sourceText(ctx, a->getSourceRange()));
-    if (const clang::FunctionDecl* direct = call->getDirectCallee(); direct && direct->getTemplateInstantiationPattern())
-      ls.instantiation = mangledName(ctx, direct);
+    ls.not_rewritable = notRewritable(ctx, f);
+    if (f.form == "<<<>>>" && f.grid && f.block) {
+      const clang::Expr* last = f.block;
+      for (const clang::Expr* e : {f.shmem, f.stream})
+        if (e) last = e;
+      ls.config_range = rangeOf(ctx, clang::SourceRange(f.grid->getBeginLoc(), last->getEndLoc()));
+    }
+    for (const clang::Expr* a : f.args) ls.args.push_back(sourceText(ctx, a->getSourceRange()));
+    if (f.instance) ls.instantiation = mangledName(ctx, f.instance);
     std::string key = callee->getDescribedFunctionTemplate() ? callee->getNameAsString() : mangledName(ctx, callee);
     auto cr = rangeOf(ctx, callee->getSourceRange());
     KernelInfo* k = nullptr;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/flags.h"
+#include "core/launch_eval.h"
 #include "core/manifest.h"
 #include "extract.h"
 
@@ -345,7 +346,11 @@ void go(float* p, int w, int h, cudaStream_t s) {
   CHECK(l.block == "block");
   CHECK(l.grid_type == "dim3");
   CHECK(l.block_type == "dim3");
-  CHECK(!l.block_value);
+  // resolved through the locals (launch_resolve.h): the grid over the kernel's argument w and the
+  // launcher's parameter h, the block a constant
+  CHECK(l.block_value == 256LL);
+  CHECK(describeResolved(l) == "grid ((w + 15) / 16, h, 1), block (16, 16, 1)");
+  CHECK(l.launcher == "go");
   CHECK(l.stream == "s");
   CHECK(k->features.uses_block_geometry_outside_index);
 }
@@ -472,11 +477,13 @@ void run(float* p, int w, int h, int b) {
   CHECK(k->launches[1].block_value == 512LL);
   CHECK(k->launches[2].block_dims == std::vector<long long>{128, 1, 1});
   CHECK(k->launches[2].block_value == 128LL);
-  // not compile-time constants: a runtime component, a variable
+  // a component known only at run time (the launcher's parameter b): no constant block
   CHECK(k->launches[3].block_dims.empty());
   CHECK_FALSE(k->launches[3].block_value);
-  CHECK(k->launches[4].block_dims.empty());
-  CHECK_FALSE(k->launches[4].block_value);
+  CHECK(describeResolved(k->launches[3]) == "grid ((w + 15) / 16, (h + 15) / 16, 1), block (b, 4, 1)");
+  // a dim3 local that keeps its initializer is that constant
+  CHECK(k->launches[4].block_dims == std::vector<long long>{16, 16, 1});
+  CHECK(k->launches[4].block_value == 256LL);
 }
 
 TEST_CASE("extract: reads and writes through casts and pointer arithmetic", "[extract]") {
