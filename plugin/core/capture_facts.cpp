@@ -80,6 +80,10 @@ WorkloadFacts factsFromRecords(const std::vector<LaunchRecord>& records, const K
   f.grid = records.front().grid;
   f.block = records.front().block;
   f.block_threads = f.block.x * f.block.y * f.block.z;
+  for (const auto& r : records)
+    if (std::find(f.captured_blocks.begin(), f.captured_blocks.end(), r.block) == f.captured_blocks.end())
+      f.captured_blocks.push_back(r.block);
+  f.captured_launches = static_cast<unsigned>(records.size());
   for (size_t i = 0; i < k.params.size(); ++i)
     if (k.params[i].is_pointer) f.alignment[k.params[i].name] = kAllocationAlignment;
 

@@ -84,6 +84,9 @@ struct WorkloadFacts {
   long long block_threads = 0;                // block.x * block.y * block.z
   Dim3 grid, block;
   std::map<std::string, double> scalars;
+  // Facts from a capture: every distinct block the captured launches used (empty for a workload).
+  std::vector<Dim3> captured_blocks;
+  unsigned captured_launches = 0;
 };
 
 // Allocations are 256-byte aligned and distinct, so alignment follows from offset * element size

@@ -8,12 +8,12 @@ namespace klineage {
 
 std::optional<std::pair<LaunchSite, Geometry>> commonSiteGeometry(const KernelInfo& k,
                                                                   const std::map<std::string, double>& scalars,
-                                                                  std::string* why) {
+                                                                  const Geometry& declared, std::string* why) {
   std::optional<std::pair<LaunchSite, Geometry>> common;
   for (const auto& l : k.launches) {
     if (!l.in_target_sources) continue;
     std::string w;
-    auto g = evalLaunchSite(l, k, scalars, &w);
+    auto g = evalLaunchSite(l, k, scalars, &w, launcherValues(l, declared));
     if (!g) {
       *why = describeLaunchSite(k, l) + ": " + w;
       return std::nullopt;
@@ -29,10 +29,25 @@ std::optional<std::pair<LaunchSite, Geometry>> commonSiteGeometry(const KernelIn
   return common;
 }
 
+namespace {
+
+// The values of the launching function's parameters that the original's launch `original` shows
+// (a launch site whose block is `block_size` launched with block 256: block_size = 256), for the
+// sites of `launcher`: what a variant's own launch in that function reads.
+std::map<std::string, long long> launcherValuesShown(const KernelInfo& k, const std::string& launcher,
+                                                     const Geometry& original) {
+  std::map<std::string, long long> out;
+  for (const auto& l : k.launches)
+    if (l.in_target_sources && l.launcher == launcher) out.merge(launcherValues(l, original));
+  return out;
+}
+
+}  // namespace
+
 Geometry originalGeometry(const KernelPlan& plan, const Geometry& declared, const std::map<std::string, double>& scalars) {
   if (!plan.site) return declared;
   std::string why;
-  auto g = evalLaunchSite(*plan.site, *plan.info, scalars, &why);
+  auto g = evalLaunchSite(*plan.site, *plan.info, scalars, &why, launcherValues(*plan.site, declared));
   return g ? *g : declared;
 }
 
@@ -43,10 +58,10 @@ std::optional<Geometry> variantGeometry(const KernelPlan& plan, const Variant& v
   std::optional<Geometry> common;
   for (const auto& l : v.own_launches) {
     std::string w;
-    auto g = evalLaunchSite(l, *plan.info, scalars, &w);
+    auto g = evalLaunchSite(l, *plan.info, scalars, &w, launcherValuesShown(*plan.info, l.launcher, original));
     if (!g) {
       *why = "the variant launches the kernel differently from the original (" + describeLaunchSite(*plan.info, l) +
-             "), and that launch cannot be evaluated from the kernel's arguments: " + w +
+             "), and that launch cannot be evaluated for the gated launch's arguments: " + w +
              "; the gate runs only the launch that would be compiled";
       return std::nullopt;
     }

@@ -12,16 +12,19 @@
 namespace klineage {
 
 // Every launch site of the kernel in the target's sources evaluates (core/launch_eval.h) to the
-// same geometry for the plan's scalars: that site, with the geometry; else nullopt and why.
+// same geometry for the plan's scalars: that site, with the geometry; else nullopt and why. A site
+// whose grid or block is a parameter of the launching function reads it from `declared` (a
+// workload's block 256 is what `block_size` must be for that launch).
 std::optional<std::pair<LaunchSite, Geometry>> commonSiteGeometry(const KernelInfo& k,
                                                                   const std::map<std::string, double>& scalars,
-                                                                  std::string* why);
+                                                                  const Geometry& declared, std::string* why);
 
 // The original's launch on a shape: the plan's site evaluated for these scalars, else `declared`.
 Geometry originalGeometry(const KernelPlan& plan, const Geometry& declared, const std::map<std::string, double>& scalars);
 
 // The variant's launch where the original's is `original`: its own launch sites evaluated for
-// these scalars (a hand-written variant whose launch code differs), else the original's with the
+// these scalars (a hand-written variant whose launch code differs; the launching function's
+// parameters as the original's launch in that function shows them), else the original's with the
 // variant's geometry change. nullopt (why) when its own launch does not evaluate or its sites
 // disagree.
 std::optional<Geometry> variantGeometry(const KernelPlan& plan, const Variant& v, const Geometry& original,

@@ -42,7 +42,7 @@ std::string ownLaunches(const KernelInfo& k, const KernelInfo& vk, Variant& v, c
   for (const auto& l : vk.launches)
     if (l.file == k.range.file) there.push_back(&l);
   bool same = there.size() == here.size();
-  for (size_t i = 0; same && i < here.size(); ++i) same = sameLaunchText(*here[i], *there[i]);
+  for (size_t i = 0; same && i < here.size(); ++i) same = sameLaunch(*here[i], *there[i]);
   if (same) return "";
   for (const auto* l : there)
     if (l->in_target_sources) v.own_launches.push_back(*l);

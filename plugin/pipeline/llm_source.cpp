@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/launch_eval.h"
 #include "apply.h"
 #include "context.h"
 #include "core/capture_facts.h"
@@ -73,7 +74,8 @@ std::string launchesOf(const KernelInfo& k) {
     s += "- " + fs::path(l.file).filename().string() + ":" + std::to_string(l.line) + ": " + k.name + "<<<" + l.grid +
          ", " + l.block + (l.shmem.empty() ? "" : ", " + l.shmem) + (l.stream.empty() ? "" : ", " + l.stream) + ">>>(";
     for (size_t i = 0; i < l.args.size(); ++i) s += (i ? ", " : "") + l.args[i];
-    s += ")\n";
+    s += ")\n  resolved through " + (l.launcher.empty() ? std::string("the host code") : l.launcher + "()") + ": " +
+         describeResolved(l) + "\n";
   }
   return s.empty() ? "(no launch site found in the target's sources)\n" : s;
 }

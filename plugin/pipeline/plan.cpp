@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "context.h"
 #include "core/capture_facts.h"
@@ -20,10 +21,43 @@ namespace {
 std::optional<Dim3> commonBlock(const KernelInfo& k, const Dim3& block, const std::vector<LaunchRecord>& recs) {
   for (const auto& r : recs)
     if (!(r.block == block)) return std::nullopt;
-  for (const auto& l : k.launches)
-    if (l.block_dims.size() != 3 || !(Dim3{l.block_dims[0], l.block_dims[1], l.block_dims[2]} == block))
-      return std::nullopt;
+  for (const auto& l : k.launches) {
+    if (l.block_dims.size() == 3) {
+      if (!(Dim3{l.block_dims[0], l.block_dims[1], l.block_dims[2]} == block)) return std::nullopt;
+    } else if (recs.empty()) {
+      return std::nullopt;  // known only at run time, and no capture shows it
+    }
+  }
   return block;
+}
+
+// Where the launch facts come from, per launch site, for the report: what the source fixes for
+// every call ("block is always 16 x 16"), and what only the capture shows (a block that is a
+// parameter of the launching function).
+void launchSiteNotes(KernelPlan& plan) {
+  const KernelInfo& k = *plan.info;
+  for (const auto& l : k.launches) {
+    if (!l.in_target_sources) continue;
+    const std::string at = std::filesystem::path(l.file).filename().string() + ":" + std::to_string(l.line);
+    if (l.block_dims.size() == 3) {
+      plan.notes.push_back("launch at " + at + ": block is always " + std::to_string(l.block_dims[0]) + " x " +
+                           std::to_string(l.block_dims[1]) + " x " + std::to_string(l.block_dims[2]) +
+                           " (from the source: " + describeResolved(l) + ")");
+      continue;
+    }
+    std::string s = "launch at " + at + ": " + describeResolved(l);
+    if (plan.facts && !plan.facts->captured_blocks.empty()) {
+      const auto& b = plan.facts->captured_blocks;
+      std::vector<std::string> params;
+      for (const auto& e : l.block_expr)
+        for (const auto& n : launchExprNames(e, LaunchExpr::Op::Param)) params.push_back(n);
+      s += "; from the capture: " + std::to_string(plan.facts->captured_launches) + " captured launch(es) used " +
+           (b.size() == 1 ? "block " + dimText(b[0]) : std::to_string(b.size()) + " different blocks");
+      if (b.size() == 1 && !params.empty())
+        s += "; a variant that rewrites the block assumes " + params[0] + " gives that block on every call";
+    }
+    plan.notes.push_back(s);
+  }
 }
 
 const LaunchRecord& largest(const std::vector<LaunchRecord>& recs) {
@@ -95,7 +129,7 @@ void useWorkload(Pipeline& p, KernelPlan& plan) {
   plan.scalars = plan.launch->scalars;
   // Gate the launch the program compiles: its launch site, where that evaluates.
   std::string why;
-  auto site = commonSiteGeometry(k, plan.scalars, &why);
+  auto site = commonSiteGeometry(k, plan.scalars, Geometry{plan.grid, plan.block, plan.shmem}, &why);
   if (!site) {
     plan.notes.push_back("launch geometry from the workload (" + why + ")");
     return;
@@ -209,7 +243,14 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
     plan.info = &k;
     plan.wk = workload ? workload->find(k.name) : nullptr;
     plan.geometry_may_change = !k.launches.empty();
-    for (const auto& l : k.launches) plan.geometry_may_change &= l.in_target_sources;
+    for (const auto& l : k.launches) {
+      const std::string at = std::filesystem::path(l.file).filename().string() + ":" + std::to_string(l.line);
+      if (plan.geometry_fixed_why.empty() && !l.in_target_sources)
+        plan.geometry_fixed_why = "it is launched from outside the target's sources (" + at + ")";
+      if (plan.geometry_fixed_why.empty() && !l.not_rewritable.empty())
+        plan.geometry_fixed_why = "its launch at " + at + " cannot be rewritten: " + l.not_rewritable;
+    }
+    plan.geometry_may_change &= plan.geometry_fixed_why.empty();
     std::string replay_problem;
     auto cit = captured.find(k.name);
     if (cit != captured.end()) plan.records = cit->second;
@@ -237,6 +278,7 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
     if (plan.block_shape) plan.block_size = plan.block_shape->x * plan.block_shape->y * plan.block_shape->z;
     if (plan.notes.empty() && plan.replay && plan.records.size() > 1)
       plan.notes.push_back(std::to_string(plan.records.size()) + " launch shapes captured; gated on the largest");
+    launchSiteNotes(plan);
     out.kernels.push_back(std::move(plan));
   }
   return out;

@@ -32,6 +32,7 @@ struct KernelPlan {
   std::optional<WorkloadFacts> facts;
   std::string facts_source;                   // "capture" or "workload"
   bool geometry_may_change = false;
+  std::string geometry_fixed_why;  // why not, when the kernel has launch sites (plan.cpp)
   Tolerance tol;
   double timeout_s = 10;
   Dim3 grid, block;

@@ -149,10 +149,11 @@ class ChainSearch : public VariantSource {
     GeometryChange g = st.geometry;
     g.compose(r.geometry);
     if (g.changes() && !run.plan.geometry_may_change) {
-      run.note(s.id + "/geometry", "skill " + s.id +
-                                       " needs a launch-geometry change, but the kernel is launched from outside the "
-                                       "target's sources (or no launch site was found): only geometry-preserving "
-                                       "variants are gated");
+      run.note(s.id + "/geometry", "skill " + s.id + " needs a launch-geometry change, but " +
+                                       (run.plan.geometry_fixed_why.empty()
+                                            ? std::string("no launch site of the kernel was found")
+                                            : run.plan.geometry_fixed_why) +
+                                       ": only geometry-preserving variants are gated");
       return std::nullopt;
     }
     State ns{std::move(r.overlay), st.chain, g, r.kernel_after, ""};

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "core/fs.h"
+#include "gate_jobs.h"
 #include "optimize.h"
 #include "support/pipeline_project.h"
 
@@ -257,13 +258,27 @@ TEST_CASE("gate: a hand-written variant runs with its own launch, one the gate c
     CHECK(gpu.jobs[0].variant.block.x == 512);
     CHECK(gpu.jobs[0].variant.shmem == 2048);
   }
-  SECTION("a launch through a local variable cannot be evaluated: refused with the reason, never run") {
+  SECTION("launches through locals, a clamp and a constexpr block size are evaluated as the program computes them") {
     Runner gpu;
-    nlohmann::json v = gate("local", "cudaError_t launch_saxpy(int n, float a, const float* x, float* y) {\n"
-                                     "  int blocks = (n + 255) / 256;\n  saxpy<<<blocks, 256>>>(n, a, x, y);\n"
+    nlohmann::json v = gate("local", "constexpr int kBlock = 128;\n"
+                                     "cudaError_t launch_saxpy(int n, float a, const float* x, float* y) {\n"
+                                     "  int blocks = (n + kBlock - 1) / kBlock / 64;\n"
+                                     "  saxpy<<<blocks > 0 ? blocks : 1, kBlock>>>(n, a, x, y);\n"
                                      "  return cudaGetLastError();\n}\n", gpu);
+    CHECK(v["outcome"] == "passed");
+    REQUIRE(!gpu.jobs.empty());
+    CHECK(gpu.jobs[0].variant.grid.x == (1 << 26) / 128 / 64);
+    CHECK(gpu.jobs[0].variant.block.x == 128);
+    CHECK(gpu.jobs[0].probes[2].variant.grid.x == 1);  // n = 37: the clamp
+  }
+  SECTION("a launch through a variable the launcher changes is refused naming it, never run") {
+    Runner gpu;
+    nlohmann::json v = gate("changed", "cudaError_t launch_saxpy(int n, float a, const float* x, float* y) {\n"
+                                       "  int blocks = n / 256;\n  if (n % 256) blocks++;\n"
+                                       "  saxpy<<<blocks, 256>>>(n, a, x, y);\n  return cudaGetLastError();\n}\n", gpu);
     CHECK(v["outcome"] == "not-run");
-    CHECK_THAT(v["reason"].get<std::string>(), Catch::Contains("uses 'blocks'") && Catch::Contains("cannot be evaluated"));
+    CHECK_THAT(v["reason"].get<std::string>(),
+               Catch::Contains("'blocks' is changed after its declaration") && Catch::Contains("blocks++"));
     CHECK(gpu.jobs.empty());
   }
   SECTION("a changed signature is refused naming the parameter, never compiled or run") {
@@ -287,4 +302,49 @@ TEST_CASE("gate: a hand-written variant runs with its own launch, one the gate c
     CHECK(gpu.jobs.empty());
     CHECK(cc.calls == compiled_before + 2);  // only the original's translation unit (its cubin and host object)
   }
+}
+
+TEST_CASE("gate: a variant's own launch reads the launcher's block_size as the original's captured launch shows it",
+          "[pipeline][hardening]") {
+  // row_sum<<<ceil_div(rows, block_size), block_size>>>(x, y, rows, cols) in launch_rows(..., int block_size),
+  // captured with block 256; the variant launches half the block.
+  using Op = LaunchExpr::Op;
+  auto param = LaunchExpr::param("block_size");
+  auto one = LaunchExpr::constant(1);
+  auto ceilDiv = [](LaunchExpr a, LaunchExpr b) {
+    return LaunchExpr::node(Op::Div, {LaunchExpr::node(Op::Sub, {LaunchExpr::node(Op::Add, {a, b}), LaunchExpr::constant(1)}), b});
+  };
+  KernelInfo k;
+  k.name = "row_sum";
+  for (const char* n : {"rows", "cols"}) {
+    ParamInfo p;
+    p.name = n;
+    p.type = "int";
+    k.params.push_back(p);
+  }
+  LaunchSite site;
+  site.launcher = "launch_rows";
+  site.grid_expr = {ceilDiv(LaunchExpr::arg("rows"), param), one, one};
+  site.block_expr = {param, one, one};
+  site.shmem_expr = LaunchExpr::constant(0);
+  k.launches = {site};
+  KernelPlan plan;
+  plan.info = &k;
+  Variant v;
+  LaunchSite own = site;
+  const auto half = LaunchExpr::node(Op::Div, {param, LaunchExpr::constant(2)});
+  own.grid_expr = {ceilDiv(LaunchExpr::arg("rows"), half), one, one};
+  own.block_expr = {half, one, one};
+  v.own_launches = {own};
+  const std::map<std::string, double> scalars = {{"rows", 1000}, {"cols", 64}};
+  std::string why;
+  auto g = variantGeometry(plan, v, Geometry{Dim3{4, 1, 1}, Dim3{256, 1, 1}, 0}, scalars, &why);
+  INFO(why);
+  REQUIRE(g);
+  CHECK(g->block == (Dim3{128, 1, 1}));
+  CHECK(g->grid == (Dim3{8, 1, 1}));
+  // In another launching function, block_size is not known: not run, and the reason names it.
+  v.own_launches[0].launcher = "other";
+  CHECK_FALSE(variantGeometry(plan, v, Geometry{Dim3{4, 1, 1}, Dim3{256, 1, 1}, 0}, scalars, &why));
+  CHECK_THAT(why, Catch::Contains("'block_size' is a parameter of the launching function"));
 }
