@@ -9,20 +9,8 @@
 # usage: launch_sites.sh <klineage-install-prefix> <work-dir>
 # Needs a CUDA device (exit 77, "skipped: no CUDA device", without one).
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-prefix=$(realpath "$1"); work=$(realpath -m "$2")
-if ! "$prefix/bin/klineage-runner" --probe >/dev/null 2>&1; then
-  echo "skipped: no CUDA device"
-  exit 77
-fi
-rm -rf "$work"; mkdir -p "$work"
-build="$work/build"
-cmake -S "$root/examples/launch-sites" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" 2>&1 ||
-  { cat "$work/configure.log"; echo "launch-sites: configure failed"; exit 1; }
-t0=$SECONDS
-ninja -C "$build" optimize > "$work/optimize.log" 2>&1 || { tail -40 "$work/optimize.log"; echo "launch-sites: ninja optimize failed"; exit 1; }
-echo "launch-sites: ninja optimize in $((SECONDS - t0)) s"
+. "$(dirname "$0")/example_project.sh"
+example_optimize launch-sites launch-sites "$1" "$2"
 rep="$build/klineage/launch_sites/report.json"
 python3 - "$rep" <<'PY'
 import json, sys

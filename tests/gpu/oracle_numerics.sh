@@ -6,20 +6,8 @@
 # usage: oracle_numerics.sh <klineage-install-prefix> <work-dir>
 # Needs a CUDA device (exit 77, "skipped: no CUDA device", without one).
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-prefix=$(realpath "$1"); work=$(realpath -m "$2")
-if ! "$prefix/bin/klineage-runner" --probe >/dev/null 2>&1; then
-  echo "skipped: no CUDA device"
-  exit 77
-fi
-rm -rf "$work"; mkdir -p "$work"
-build="$work/build"
-cmake -S "$root/examples/numerics" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" 2>&1 ||
-  { cat "$work/configure.log"; echo "oracle-numerics: configure failed"; exit 1; }
-t0=$SECONDS
-ninja -C "$build" optimize > "$work/optimize.log" 2>&1 || { tail -40 "$work/optimize.log"; echo "oracle-numerics: ninja optimize failed"; exit 1; }
-echo "oracle-numerics: ninja optimize in $((SECONDS - t0)) s"
+. "$(dirname "$0")/example_project.sh"
+example_optimize oracle-numerics numerics "$1" "$2"
 grep -E "oracle|no oracle" "$work/optimize.log" | head -8
 ninja -C "$build" > "$work/build.log" 2>&1 && "$build/numerics_check" | tail -5
 cfg="$build/klineage/numerics/config.json"
