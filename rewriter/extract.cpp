@@ -230,11 +230,16 @@ std::vector<ParamInfo> describeParams(clang::ASTContext& ctx, const clang::Funct
     clang::QualType t = pv->getType();
     p.type = typeString(ctx, t);
     p.is_restrict = t.isRestrictQualified();
+    // Typedefs and `using` aliases of a scalar (`typedef float floatX;`, `using scalar_t = float`)
+    // are what they stand for: the harness fills and compares the canonical type. Pointers keep
+    // the spelling in `type` (for people and prompts); their pointee is canonical.
+    if (!t->isDependentType() && !t->isPointerType() && t.getCanonicalType()->isBuiltinType())
+      p.type = typeString(ctx, t.getCanonicalType());
     if (t->isPointerType()) {
       p.is_pointer = true;
       clang::QualType pt = t->getPointeeType();
       p.pointee_const = pt.isConstQualified();
-      p.pointee = typeString(ctx, pt.getUnqualifiedType());
+      p.pointee = typeString(ctx, (pt->isDependentType() ? pt : pt.getCanonicalType()).getUnqualifiedType());
     }
     if (!t->isDependentType() && !t->isIncompleteType())
       p.size_bytes = static_cast<unsigned>(ctx.getTypeSizeInChars(t).getQuantity());

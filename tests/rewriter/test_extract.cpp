@@ -325,6 +325,32 @@ void go(float* p) {
   CHECK(param(*k, "p")->written);
 }
 
+TEST_CASE("extract: typedef'd and aliased element types are their canonical types", "[extract]") {
+  TempDir t;
+  std::string file = t.write("alias.cu", R"(
+typedef float floatX;
+using index_t = long;
+#define DATA_TYPE double
+__global__ void scale(floatX* out, const floatX* __restrict__ inp, DATA_TYPE* acc, index_t n, floatX s) {
+  index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] = inp[i] * s; acc[i] += out[i]; }
+}
+)");
+  Manifest m = extract(t, {file});
+  INFO(describe(m));
+  const KernelInfo* k = m.find("scale");
+  REQUIRE(k);
+  REQUIRE(k->params.size() == 5);
+  CHECK(k->params[0].type == "floatX *");  // pointers keep the spelling
+  CHECK(k->params[0].pointee == "float");
+  CHECK(k->params[1].pointee == "float");
+  CHECK(k->params[1].pointee_const);
+  CHECK(k->params[2].pointee == "double");
+  CHECK(k->params[3].type == "long");
+  CHECK(k->params[4].type == "float");
+  CHECK(elemTypeFromCType(k->params[0].pointee) == ElemType::F32);
+}
+
 TEST_CASE("extract: launch with dim3 grid and block variables", "[extract]") {
   TempDir t;
   std::string file = t.write("dim.cu", R"(
