@@ -529,7 +529,9 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
 
 // Every file the unit read that is not a system header (its source, the project's headers, the
 // forced includes): what a no-op check must hash to know the kernels are unchanged.
-static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string>& files) {
+// And every #include of those files (includer, file, spelling): the include tree of the project's headers.
+static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string>& files,
+                         std::vector<IncludeEdge>& includes) {
   for (unsigned i = 0, n = sm.local_sloc_entry_size(); i < n; ++i) {
     const clang::SrcMgr::SLocEntry& e = sm.getLocalSLocEntry(i);
     if (!e.isFile() || e.getFile().getFileCharacteristic() != clang::SrcMgr::C_User) continue;
@@ -537,6 +539,13 @@ static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string
     if (!cc.OrigEntry) continue;
     const llvm::StringRef real = cc.OrigEntry->getFileEntry().tryGetRealPathName();
     std::string name = real.empty() ? cc.OrigEntry->getName().str() : real.str();
+    if (clang::SourceLocation inc = e.getFile().getIncludeLoc(); inc.isValid()) {
+      inc = sm.getExpansionLoc(inc);
+      IncludeEdge edge{pathOf(sm, sm.getFileID(inc)), name, includedName(sm, inc)};
+      if (!edge.includer.empty() && !edge.as.empty() &&
+          std::find(includes.begin(), includes.end(), edge) == includes.end())
+        includes.push_back(std::move(edge));
+    }
     if (std::find(files.begin(), files.end(), name) == files.end()) files.push_back(std::move(name));
   }
 }
@@ -557,7 +566,7 @@ Manifest extractManifest(const std::string& target, const std::vector<SourceToPa
       m.diagnostics.push_back(d);
     }
     if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
-    if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files);
+    if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files, m.includes);
   }
   std::sort(m.files.begin(), m.files.end());
   // Merge launch sites recorded before their kernel's definition was seen.

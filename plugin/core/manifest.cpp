@@ -174,7 +174,7 @@ void from_json(const nlohmann::json& j, KernelInfo& k) {
 
 void to_json(nlohmann::json& j, const Manifest& m) {
   j = {{"format", "klineage-manifest-1"}, {"target", m.target}, {"sources", m.sources},
-       {"kernels", m.kernels}, {"diagnostics", m.diagnostics}, {"files", m.files}};
+       {"kernels", m.kernels}, {"diagnostics", m.diagnostics}, {"files", m.files}, {"includes", m.includes}};
 }
 void from_json(const nlohmann::json& j, Manifest& m) {
   m.target = j.value("target", "");
@@ -182,6 +182,14 @@ void from_json(const nlohmann::json& j, Manifest& m) {
   m.kernels = j.value("kernels", std::vector<KernelInfo>{});
   m.diagnostics = j.value("diagnostics", std::vector<ParseDiagnostic>{});
   m.files = j.value("files", std::vector<std::string>{});
+  m.includes = j.value("includes", std::vector<IncludeEdge>{});
+}
+
+void to_json(nlohmann::json& j, const IncludeEdge& e) { j = {{"includer", e.includer}, {"file", e.file}, {"as", e.as}}; }
+void from_json(const nlohmann::json& j, IncludeEdge& e) {
+  e.includer = j.value("includer", "");
+  e.file = j.value("file", "");
+  e.as = j.value("as", "");
 }
 
 }  // namespace klineage

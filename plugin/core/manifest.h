@@ -112,6 +112,13 @@ struct ParseDiagnostic {
   std::vector<std::string> errors;  // first errors, "file:line:col: message"
 };
 
+// One #include of a project file as a translation unit saw it: `includer` includes `file` (both
+// absolute), spelled `as` (without the quotes or angle brackets).
+struct IncludeEdge {
+  std::string includer, file, as;
+  bool operator==(const IncludeEdge& o) const { return includer == o.includer && file == o.file && as == o.as; }
+};
+
 struct Manifest {
   std::string target;
   std::vector<std::string> sources;          // the target's CUDA sources (absolute)
@@ -120,6 +127,9 @@ struct Manifest {
   // Every file the sources' translation units read but system headers (the sources, the project's
   // headers), sorted: what decides whether anything changed since the last run (run_key.h).
   std::vector<std::string> files;
+  // Every #include of a project header in the sources' units (not system headers), deduplicated:
+  // where a header kernel's variant must mirror the headers between its unit and it.
+  std::vector<IncludeEdge> includes;
 
   // By name, qualified name, mangled name or (template kernels) the mangled name of an instantiation.
   const KernelInfo* find(const std::string& name) const;
@@ -148,6 +158,8 @@ void to_json(nlohmann::json& j, const SourceRange& r);
 void from_json(const nlohmann::json& j, SourceRange& r);
 void to_json(nlohmann::json& j, const ParamInfo& p);
 void from_json(const nlohmann::json& j, ParamInfo& p);
+void to_json(nlohmann::json& j, const IncludeEdge& e);
+void from_json(const nlohmann::json& j, IncludeEdge& e);
 void to_json(nlohmann::json& j, const LaunchSite& l);
 void from_json(const nlohmann::json& j, LaunchSite& l);
 void to_json(nlohmann::json& j, const TemplateInstance& t);

@@ -36,6 +36,7 @@ nlohmann::json entriesJson(const std::vector<SelectedSource>& entries) {
     if (!src.include_name.empty()) {
       arr.back()["include_name"] = src.include_name;
       arr.back()["included_by"] = src.included_by;
+      if (!src.companions.empty()) arr.back()["companions"] = src.companions;
     }
   }
   return arr;
@@ -61,6 +62,7 @@ std::vector<SelectedSource> entriesFromJson(const nlohmann::json& entries) {
     src.depends_on = x.value("depends_on", std::map<std::string, std::string>{});
     src.include_name = x.value("include_name", "");
     src.included_by = x.value("included_by", std::vector<std::string>{});
+    src.companions = x.value("companions", std::map<std::string, std::string>{});
     out.push_back(src);
   }
   return out;
@@ -127,27 +129,46 @@ std::vector<MaterializeDecision> decideHeadersOf(const Selection& sel, const std
 HeaderPlacement placeHeaders(const Selection& sel, const std::string& unit, const std::string& include_dir,
                              const std::function<std::string(const std::string&)>& read) {
   HeaderPlacement out;
+  // What each name under include_dir gets: a fresh selected copy wins over a companion (the
+  // original text another selected header needs beside it), which wins over removal.
+  std::map<std::string, std::pair<int, std::string>> place;  // name -> (rank, text); rank 0 removes
+  auto want = [&](const std::string& name, int rank, const std::function<std::string()>& text) {
+    auto it = place.find(name);
+    if (it == place.end() || it->second.first < rank) place[name] = {rank, rank ? text() : ""};
+  };
   for (MaterializeDecision& d : decideHeadersOf(sel, unit, read)) {
     const SelectedSource& h = *d.entry;
     out.depends_on.push_back(h.original);
-    const std::filesystem::path copy = std::filesystem::path(include_dir) / h.include_name;
-    std::error_code ec;
+    for (const auto& [name, original] : h.companions) out.depends_on.push_back(original);
     if (h.include_name.empty()) continue;  // nowhere to put it: the original is used
     if (!d.use_selected) {
-      std::filesystem::remove(copy, ec);
+      want(h.include_name, 0, nullptr);
+      for (const auto& [name, original] : h.companions) want(name, 0, nullptr);
       out.stale.push_back(std::move(d));
       continue;
     }
-    const std::string text = read(h.selected);
+    for (const auto& [name, original] : h.companions) {
+      const std::string& o = original;
+      want(name, 1, [&] { return read(o); });
+    }
+    want(h.include_name, 2, [&] { return read(h.selected); });
+    out.used.push_back(&h);
+  }
+  for (const auto& [name, what] : place) {
+    const std::filesystem::path copy = std::filesystem::path(include_dir) / name;
+    std::error_code ec;
+    if (what.first == 0) {
+      std::filesystem::remove(copy, ec);
+      continue;
+    }
     // Unchanged content: leave the file (and its timestamp) alone so nothing recompiles.
     bool same = false;
     try {
-      same = std::filesystem::exists(copy) && read(copy.string()) == text;
+      same = std::filesystem::exists(copy) && read(copy.string()) == what.second;
     } catch (...) {
     }
-    if (!same) atomicWrite(copy, text);
-    out.used.push_back(&h);
-    out.marker += "// klineage: " + h.include_name + " is the optimized copy " + fnv1a64Hex(text) + "\n";
+    if (!same) atomicWrite(copy, what.second);
+    if (what.first == 2) out.marker += "// klineage: " + name + " is the optimized copy " + fnv1a64Hex(what.second) + "\n";
   }
   return out;
 }

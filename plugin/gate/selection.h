@@ -34,6 +34,9 @@ struct SelectedSource {
   // Headers only: the name the target's sources include it by, and the sources that include it.
   std::string include_name;
   std::vector<std::string> included_by;
+  // Headers only: the unchanged headers the selected copy needs beside it (include name -> original):
+  // those between the source and a nested header, and what they include beside themselves.
+  std::map<std::string, std::string> companions;
 };
 
 struct Selection {

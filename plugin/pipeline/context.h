@@ -27,9 +27,10 @@ struct Pipeline {
   DeviceProbe device;
   bool gpu = false;
   ResultCache* cache = nullptr;  // set: earlier gate results are reused and new ones stored (result_cache.h)
+  std::vector<IncludeEdge> includes;  // the manifest's include tree (header kernels' mirrors, header_kernels.h)
   // The same pipeline telling another Status (a thread's BufferedStatus, replayed in order later).
   Pipeline withStatus(Status& s) const {
-    return Pipeline{setup, cfg, layout, s, compiler, backend, capturer, originals, jobs, device, gpu, cache};
+    return Pipeline{setup, cfg, layout, s, compiler, backend, capturer, originals, jobs, device, gpu, cache, includes};
   }
   // The architecture variants are compiled for: the device's, else the highest in the flags.
   std::string archFor(const std::string& source) const {

@@ -157,6 +157,7 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   Pipeline p = makePipeline(setup, layout, seams, own);
   fs::create_directories(layout.root);
   const Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
+  p.includes = manifest.includes;
   if (!manifest.find(opt.kernel)) {
     std::string names;
     for (const auto& k : manifest.kernels) names += (names.empty() ? "" : ", ") + k.name;

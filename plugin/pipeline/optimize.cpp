@@ -75,6 +75,7 @@ namespace {
 
 Manifest extractStage(Pipeline& p) {
   Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
+  p.includes = manifest.includes;
   atomicWrite(p.layout.manifest(), nlohmann::json(manifest).dump(2) + "\n");
   for (const auto& d : manifest.diagnostics) {
     p.status.warning("clang could not fully parse " + d.file + "; kernels it could not read are skipped. First errors:");

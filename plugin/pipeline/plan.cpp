@@ -152,20 +152,17 @@ std::string unplannable(const Pipeline& p, const KernelInfo& k) {
   if (k.is_template && k.instances.empty()) return "template kernel that no target source instantiates";
   if (!k.in_header) return "";
   if (k.units.empty()) return "defined in a header (" + k.range.file + ") that no target source includes";
-  if (!k.included_from.empty() && std::find(p.setup.originals.begin(), p.setup.originals.end(), k.included_from) ==
-                                      p.setup.originals.end())
-    return "defined in a header (" + k.range.file + ") included through " + k.included_from +
-           ", not directly by a target source: a rewritten copy could not be put ahead of it";
-  // One copy in one include directory serves every source that includes it: one name for all.
-  const std::string name = includeName(p.setup, k.units[0], k);
+  // One set of copies in one include directory serves every source that includes the header: the
+  // same mirror for all (header_kernels.h).
+  std::string why;
+  const auto mirror = mirroredHeaders(p, k.units[0], k, &why);
+  if (mirror.empty()) return why;
   for (const auto& u : k.units) {
-    const std::string here = includeName(p.setup, u, k);
-    if (here.empty())
-      return "defined in a header (" + k.range.file + ") that " + u +
-             " does not find beside itself or on its -I path: a rewritten copy could not be put ahead of it";
-    if (here != name)
-      return "defined in a header (" + k.range.file + ") that " + k.units[0] + " includes as \"" + name + "\" and " + u +
-             " as \"" + here + "\": one rewritten copy could not stand in for both";
+    const auto here = mirroredHeaders(p, u, k, &why);
+    if (here.empty()) return why;
+    if (here != mirror)
+      return "defined in a header (" + k.range.file + ") that " + k.units[0] + " and " + u +
+             " reach by different include names: one rewritten copy could not stand in for both";
   }
   return "";
 }

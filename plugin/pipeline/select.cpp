@@ -191,7 +191,17 @@ static void addSelectedHeaders(const Pipeline& p, const Manifest& manifest, cons
           if (std::find(hs.included_by.begin(), hs.included_by.end(), u) == hs.included_by.end()) hs.included_by.push_back(u);
       }
     if (!first || hs.included_by.empty()) continue;
-    hs.include_name = includeName(p.setup, first->units[0], *first);
+    std::string why;
+    for (const MirroredHeader& m : mirroredHeaders(p, first->units[0], *first, &why)) {
+      if (m.file == f) {
+        hs.include_name = m.name;
+      } else {
+        hs.companions[m.name] = m.file;
+        auto it = p.originals.find(m.file);
+        hs.depends_on[m.file] = fnv1a64Hex(it != p.originals.end() ? it->second : readFile(m.file));
+      }
+    }
+    if (hs.include_name.empty()) continue;  // planned kernels have a place (plan.cpp): not reached
     hs.selected = (fs::path(selected_dir) / "include" / hs.include_name).string();
     hs.depends_on[f] = fnv1a64Hex(text);
     for (const auto& [lf, kernels] : launch_edits)

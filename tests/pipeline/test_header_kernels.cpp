@@ -5,6 +5,8 @@
 // takes it away when the header changes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -13,6 +15,7 @@
 #include "gate/selection.h"
 #include "optimize.h"
 #include "support/pipeline_project.h"
+#include "support/toolchain.h"
 
 using klineage::test::Project;
 
@@ -224,4 +227,116 @@ cudaError_t launch_scale_add_d(int n, double a, const double* x, double* y) {
   CHECK(passed >= 1);  // gated and passed on float, still not kept
   // the other kernels are selected as usual
   CHECK(sel.find((p.root / "src/saxpy.cu").string()) != nullptr);
+}
+
+namespace {
+
+// A kernel two headers deep, as libraries keep them: src/ops.cu includes "ops/kernels.cuh" (on the
+// -I path), which includes "detail/act.cuh" beside itself, which includes "common.cuh" beside
+// itself; kernels.cuh also includes "detail/common.cuh".
+const char* kKernelsCuh = "#pragma once\n#include \"detail/common.cuh\"\n#include \"detail/act.cuh\"\n";
+const char* kCommonCuh = "#pragma once\n#define OPS_BLOCK 256\n";
+const char* kActCuh = R"cu(#pragma once
+#include "common.cuh"
+__global__ void relu_kernel(int n, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+)cu";
+const char* kOpsCu = R"cu(#include "kernels.h"
+#include "ops/kernels.cuh"
+
+cudaError_t launch_relu(int n, const float* x, float* y) {
+  relu_kernel<<<(n + OPS_BLOCK - 1) / OPS_BLOCK, OPS_BLOCK>>>(n, x, y);
+  return cudaGetLastError();
+}
+)cu";
+const char* kReluWorkload = R"cu(
+[kernel.relu_kernel]
+grid = ["(n + 255) / 256"]
+block = [256]
+args.n = 1048576
+args.x = { elements = "n", init = "uniform(-1, 1)" }
+args.y = { elements = "n", output = true }
+)cu";
+
+}  // namespace
+
+TEST_CASE("nested header kernel: variants and the selection mirror the headers between the source and it",
+          "[pipeline][header]") {
+  const std::string toml = readFile(fs::path(KLINEAGE_SOURCE_DIR) / "examples/quickstart/klineage.toml") + kReluWorkload;
+  Project p(4,
+            {{"include/ops/kernels.cuh", kKernelsCuh}, {"include/ops/detail/common.cuh", kCommonCuh},
+             {"include/ops/detail/act.cuh", kActCuh}, {"src/ops.cu", kOpsCu}, {"klineage.toml", toml}},
+            {"ops.cu"});
+  const std::string act = (p.root / "include/ops/detail/act.cuh").string();
+  const std::string kernels = (p.root / "include/ops/kernels.cuh").string();
+  const std::string common = (p.root / "include/ops/detail/common.cuh").string();
+  const std::string unit = (p.root / "src/ops.cu").string();
+  const auto before = sourceTree(p.root);
+  RecordingCompiler cc;
+  FakeRunner gpu;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  opt.only_kernel = "relu_kernel";
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+  const nlohmann::json rep = p.report();
+  INFO("kernels: " << rep["kernels"].dump() << "\nskipped: " << rep["skipped"].dump());
+  CHECK(rep["skipped"].empty());
+
+  // Each variant: the rewritten act.cuh and unchanged copies of kernels.cuh and common.cuh, at
+  // the names the includes find them by under its include directory.
+  unsigned variants = 0;
+  std::string some_variant_unit, some_include_dir, some_source;
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["kernel"] != "relu_kernel" || v["variant"]["is_original"].get<bool>()) continue;
+    ++variants;
+    const fs::path inc = v["variant"]["include_dir"].get<std::string>();
+    some_variant_unit = v["variant"]["unit_source"];
+    some_include_dir = inc.string();
+    some_source = v["variant"]["source"];
+    CHECK(v["variant"]["source"] == (inc / "ops/detail/act.cuh").string());
+    CHECK(readFile(inc / "ops/kernels.cuh") == kKernelsCuh);
+    CHECK(readFile(inc / "ops/detail/common.cuh") == kCommonCuh);
+    CHECK(readFile(inc / "ops/detail/act.cuh") != kActCuh);
+  }
+  REQUIRE(variants >= 1);
+  // The unit's copy, preprocessed by nvcc with the variant's include directory first, reads the
+  // rewritten header and none of the originals.
+  const std::string cmd = "'" + klineage::test::nvccPath() + "' -E -x cu -I'" + some_include_dir + "' -I'" +
+                          (p.root / "src").string() + "' -I'" + (p.root / "include").string() + "' '" +
+                          some_variant_unit + "' > '" + (p.root / "build/pre.txt").string() + "' 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string pre = readFile(p.root / "build/pre.txt");
+  CHECK(pre.find(some_source) != std::string::npos);
+  CHECK(pre.find(act) == std::string::npos);
+  CHECK(pre.find(kernels) == std::string::npos);
+
+  // The selection: act.cuh at its mirrored name, the two others as companions; all depend on it.
+  const Selection sel = p.selection();
+  const SelectedSource* h = sel.findHeader(act);
+  REQUIRE(h != nullptr);
+  CHECK(h->include_name == "ops/detail/act.cuh");
+  CHECK(h->companions == std::map<std::string, std::string>{{"ops/kernels.cuh", kernels}, {"ops/detail/common.cuh", common}});
+  CHECK(h->depends_on.count(kernels));
+  CHECK(h->depends_on.count(common));
+  CHECK(sourceTree(p.root) == before);
+
+  const fs::path include_dir = p.root / "build/klineage/kernels/include";
+  auto read = [](const std::string& f) { return readFile(f); };
+  HeaderPlacement fresh = placeHeaders(sel, unit, include_dir.string(), read);
+  REQUIRE(fresh.used.size() == 1);
+  CHECK(readFile(include_dir / "ops/detail/act.cuh") == readFile(h->selected));
+  CHECK(readFile(include_dir / "ops/kernels.cuh") == kKernelsCuh);
+  CHECK(readFile(include_dir / "ops/detail/common.cuh") == kCommonCuh);
+  CHECK(std::count(fresh.depends_on.begin(), fresh.depends_on.end(), kernels) == 1);
+  // An edit of a header between the source and the kernel makes the selection stale: every copy goes.
+  p.write("include/ops/kernels.cuh", std::string(kKernelsCuh) + "// edited\n");
+  HeaderPlacement stale = placeHeaders(sel, unit, include_dir.string(), read);
+  CHECK(stale.used.empty());
+  REQUIRE(stale.stale.size() == 1);
+  CHECK(stale.stale[0].changed_files == std::vector<std::string>{kernels});
+  CHECK_FALSE(fs::exists(include_dir / "ops/detail/act.cuh"));
+  CHECK_FALSE(fs::exists(include_dir / "ops/kernels.cuh"));
+  CHECK_FALSE(fs::exists(include_dir / "ops/detail/common.cuh"));
 }
