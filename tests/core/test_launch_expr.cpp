@@ -28,7 +28,7 @@ TEST_CASE("launch expressions print as C with the parentheses precedence needs",
   CHECK(launchExprText(LaunchExpr::node(Op::Neg, {bin(Op::Add, n(), c(1))})) == "-(n + 1)");
 }
 
-TEST_CASE("launch expressions evaluate with C's integer rules; errors name what is missing", "[launch_expr]") {
+TEST_CASE("launch expressions evaluate with C's integer rules, and errors name what is missing", "[launch_expr]") {
   LaunchBindings b{{{"n", 1000}}, {{"block_size", 128}}};
   std::string why;
   CHECK(evalLaunchExpr(bin(Op::Div, bin(Op::Add, n(), c(255)), c(256)), b, &why) == 4);
