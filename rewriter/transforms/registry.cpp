@@ -21,6 +21,7 @@
   X(TileSgemm) \
   X(RowRegisters) \
   X(ReciprocalMultiply) \
+  X(TreeReduceShuffle) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -1,0 +1,476 @@
+// tree-reduce-shuffle: a shared-memory tree reduction becomes warp shuffles.
+//   __syncthreads();                                     __syncthreads();
+//   for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {  {  // warp shuffles, then one slot per warp
+//     if (tid < s) sdata[tid] += sdata[tid + s];   ->        float kl_v = sdata[tid];
+//     __syncthreads();                                       for (int kl_o = 16; ...) kl_v += __shfl_down_sync(...);
+//   }                                                        ... warp 0 reduces the warps' values ...
+//   if (tid == 0) atomicAdd(out, sdata[0]);                  if (tid == 0) sdata[0] = kl_v; }  __syncthreads(); }
+//                                                        if (tid == 0) atomicAdd(out, sdata[0]);
+// Why it pays: the tree takes log2(block) steps, each a barrier and a shared-memory round trip with
+// half the threads idle; shuffles reduce a warp in registers with no barrier, so the block needs two
+// barriers and one shared slot per warp. The code around the tree (loads, grid-stride sums, the
+// atomic or the per-block partial) is kept as written.
+// Recognized trees (the reduction sample's reduce0-reduce2 spellings and textbook ones): sequential
+// addressing `for (s = blockDim.x / 2 (or >> 1); s > 0 (!= 0, >= 1); s >>= 1 (or /= 2))` or the same
+// as `int s = blockDim.x / 2; while (s != 0) { ...; s /= 2; }`, and interleaved addressing
+// `for (s = 1; s < blockDim.x; s *= 2 (<<= 1)) if (tid % (2 * s) == 0) ...`; the step
+// `SH[tid] += SH[tid + s]`, `SH[tid] = SH[tid] + SH[tid + s]` or `SH[tid] = F(SH[tid], SH[tid + s])`
+// with F one of max, min, fmaxf, fminf, fmax, fmin; tid is threadIdx.x or a local initialized from
+// it and never written.
+// When it is sound: every thread of the block reaches the tree (it is a statement of the kernel's
+// body, after a barrier that publishes every slot), the block is 1-D with a power-of-two number of
+// threads from 32 to 1024 (TransformFacts::shape(); the skill requires uniform-block-size), so every
+// warp is full for __shfl_down_sync's full mask; after the tree the kernel reads only SH[0], which
+// the rewrite writes before a barrier, as the tree left it. A sum is reassociated (floating-point
+// results round differently: the gate's numerics decide); max and min are exact.
+// Inverse: recognizes exactly the text forward emits (rebuilt from its parts and compared) and
+// writes the canonical sequential tree `for (unsigned int kl_s = blockDim.x / 2; kl_s > 0; kl_s >>= 1)`.
+#include <memory>
+
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include "rewriter/ast_util.h"
+#include "rewriter/features/cuda_matchers.h"
+#include "rewriter/features/intrinsics.h"
+#include "rewriter/source_buffer.h"
+#include "rewriter/transform.h"
+
+namespace klineage {
+namespace {
+
+using cuda::isBuiltinMember;
+using cuda::stripIndexCasts;
+
+bool isLiteral(const clang::Expr* e, uint64_t v) {
+  auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
+  return il && il->getValue() == v;
+}
+
+bool isSyncthreads(const clang::Stmt* s) {
+  auto* c = llvm::dyn_cast_or_null<clang::CallExpr>(s);
+  auto* f = c ? c->getDirectCallee() : nullptr;
+  return f && f->getName() == "__syncthreads" && c->getNumArgs() == 0;
+}
+
+const clang::VarDecl* varOf(const clang::Expr* e) {
+  auto* d = llvm::dyn_cast<clang::DeclRefExpr>(stripIndexCasts(e));
+  return d ? llvm::dyn_cast<clang::VarDecl>(d->getDecl()) : nullptr;
+}
+
+bool isBlockDimX(const clang::Expr* e) { return isBuiltinMember(stripIndexCasts(e), "blockDim", "x"); }
+
+// The reduction's combining step.
+struct Op {
+  bool sum = true;
+  std::string fn;  // max, fminf, ... when !sum
+  std::string combine(const std::string& acc, const std::string& other) const {
+    return sum ? acc + " += " + other : acc + " = " + fn + "(" + acc + ", " + other + ")";
+  }
+};
+
+bool isMinMax(const std::string& n) {
+  return n == "max" || n == "min" || n == "fmaxf" || n == "fminf" || n == "fmax" || n == "fmin";
+}
+
+// Emitted names; a kernel that declares one is refused.
+const char* const kNames[] = {"kl_v", "kl_o", "kl_warp"};
+
+struct DeclaresKl : clang::RecursiveASTVisitor<DeclaresKl> {
+  std::string found;
+  bool VisitNamedDecl(clang::NamedDecl* d) {
+    for (const char* n : kNames)
+      if (d->getName() == n) found = n;
+    return true;
+  }
+};
+
+class TreeMatcher {
+ public:
+  TreeMatcher(clang::ASTContext& ctx, const clang::CompoundStmt* body) : ctx_(ctx), body_(body) {}
+
+  // tid: threadIdx.x, or a local initialized from it that the kernel never writes.
+  bool isTid(const clang::Expr* e, std::string* text = nullptr) const {
+    const clang::Expr* x = stripIndexCasts(e);
+    if (isBuiltinMember(x, "threadIdx", "x")) {
+      if (text) *text = "threadIdx.x";
+      return true;
+    }
+    const clang::VarDecl* v = varOf(x);
+    if (!v || !v->isLocalVarDecl() || !v->getInit() || !v->getType()->isIntegerType()) return false;
+    if (!isBuiltinMember(stripIndexCasts(v->getInit()), "threadIdx", "x")) return false;
+    if (!onlyReads(ctx_, body_, v)) return false;
+    if (text) *text = v->getNameAsString();
+    return true;
+  }
+
+  // SH[tid] for the shared array `sh` (set on first use).
+  bool isSlot(const clang::Expr* e, const clang::VarDecl*& sh, std::string& tid) const {
+    auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+    if (!a) return false;
+    const clang::VarDecl* base = varOf(a->getBase());
+    if (!base || (sh && base != sh)) return false;
+    if (!isTid(a->getIdx(), &tid)) return false;
+    sh = base;
+    return true;
+  }
+
+  // SH[tid + s] (either order).
+  bool isPartner(const clang::Expr* e, const clang::VarDecl* sh, const clang::VarDecl* s) const {
+    auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+    if (!a || varOf(a->getBase()) != sh) return false;
+    auto* add = llvm::dyn_cast<clang::BinaryOperator>(stripIndexCasts(a->getIdx()));
+    if (!add || add->getOpcode() != clang::BO_Add) return false;
+    return (isTid(add->getLHS()) && varOf(add->getRHS()) == s) || (isTid(add->getRHS()) && varOf(add->getLHS()) == s);
+  }
+
+  // The guarded step of the tree: SH[tid] += SH[tid + s] and its spellings.
+  bool step(const clang::Stmt* st, const clang::VarDecl* s, const clang::VarDecl*& sh, std::string& tid, Op& op,
+            std::string& why) const {
+    if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(st)) {
+      if (cs->size() != 1) return fail(why, "the tree's step is not one statement");
+      st = cs->body_front();
+    }
+    auto* b = llvm::dyn_cast<clang::BinaryOperator>(st);
+    if (!b) return fail(why, "the tree's step is not an assignment");
+    if (!isSlot(b->getLHS(), sh, tid)) return fail(why, "the tree's step does not write SH[tid]");
+    const clang::Expr* r = b->getRHS()->IgnoreParenImpCasts();
+    if (b->getOpcode() == clang::BO_AddAssign) {
+      if (!isPartner(r, sh, s)) return fail(why, "the tree's step does not add SH[tid + s]");
+      op.sum = true;
+      return true;
+    }
+    if (b->getOpcode() != clang::BO_Assign) return fail(why, "the tree's step is not `+=` or `=`");
+    std::string t2;
+    const clang::VarDecl* sh2 = sh;
+    if (auto* add = llvm::dyn_cast<clang::BinaryOperator>(r); add && add->getOpcode() == clang::BO_Add) {
+      if ((isSlot(add->getLHS(), sh2, t2) && isPartner(add->getRHS(), sh, s)) ||
+          (isSlot(add->getRHS(), sh2, t2) && isPartner(add->getLHS(), sh, s))) {
+        op.sum = true;
+        return true;
+      }
+      return fail(why, "the tree's step adds something other than SH[tid] and SH[tid + s]");
+    }
+    if (auto* c = llvm::dyn_cast<clang::CallExpr>(r); c && c->getDirectCallee() && c->getNumArgs() == 2) {
+      const std::string fn = c->getDirectCallee()->getNameAsString();
+      if (!isMinMax(fn)) return fail(why, "the tree combines with " + fn + ", not a sum, max or min");
+      if ((isSlot(c->getArg(0), sh2, t2) && isPartner(c->getArg(1), sh, s)) ||
+          (isSlot(c->getArg(1), sh2, t2) && isPartner(c->getArg(0), sh, s))) {
+        op.sum = false;
+        op.fn = fn;
+        return true;
+      }
+      return fail(why, "the tree's " + fn + " does not combine SH[tid] and SH[tid + s]");
+    }
+    return fail(why, "the tree's step is not a sum, max or min of SH[tid] and SH[tid + s]");
+  }
+
+  static bool fail(std::string& why, const std::string& w) {
+    if (why.empty()) why = w;
+    return false;
+  }
+
+ private:
+  clang::ASTContext& ctx_;
+  const clang::CompoundStmt* body_;
+};
+
+struct Tree {
+  size_t first = 0, last = 0;  // statements of the body the tree spans (a while's declaration too)
+  const clang::VarDecl* sh = nullptr;
+  std::string tid;
+  Op op;
+};
+
+// `s > 0`, `s != 0`, `s >= 1`.
+bool positive(const clang::Expr* c, const clang::VarDecl* s) {
+  auto* b = llvm::dyn_cast<clang::BinaryOperator>(c->IgnoreParenImpCasts());
+  if (!b || varOf(b->getLHS()) != s) return false;
+  return ((b->getOpcode() == clang::BO_GT || b->getOpcode() == clang::BO_NE) && isLiteral(b->getRHS(), 0)) ||
+         (b->getOpcode() == clang::BO_GE && isLiteral(b->getRHS(), 1));
+}
+
+// `s >>= 1`, `s /= 2` (halve) or `s *= 2`, `s <<= 1` (double).
+bool scales(const clang::Stmt* st, const clang::VarDecl* s, bool halve) {
+  auto* b = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(st);
+  if (!b || varOf(b->getLHS()) != s) return false;
+  if (halve)
+    return (b->getOpcode() == clang::BO_ShrAssign && isLiteral(b->getRHS(), 1)) ||
+           (b->getOpcode() == clang::BO_DivAssign && isLiteral(b->getRHS(), 2));
+  return (b->getOpcode() == clang::BO_ShlAssign && isLiteral(b->getRHS(), 1)) ||
+         (b->getOpcode() == clang::BO_MulAssign && isLiteral(b->getRHS(), 2));
+}
+
+// `blockDim.x / 2` or `blockDim.x >> 1`.
+bool halfBlock(const clang::Expr* e) {
+  auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(e ? stripIndexCasts(e) : nullptr);
+  if (!b || !isBlockDimX(b->getLHS())) return false;
+  return (b->getOpcode() == clang::BO_Div && isLiteral(b->getRHS(), 2)) ||
+         (b->getOpcode() == clang::BO_Shr && isLiteral(b->getRHS(), 1));
+}
+
+// `tid < s` (sequential) or `tid % (2 * s) == 0` (interleaved).
+bool activeThreads(const TreeMatcher& m, const clang::Expr* c, const clang::VarDecl* s, bool interleaved) {
+  auto* b = llvm::dyn_cast<clang::BinaryOperator>(c->IgnoreParenImpCasts());
+  if (!b) return false;
+  if (!interleaved) return b->getOpcode() == clang::BO_LT && m.isTid(b->getLHS()) && varOf(b->getRHS()) == s;
+  if (b->getOpcode() != clang::BO_EQ || !isLiteral(b->getRHS(), 0)) return false;
+  auto* rem = llvm::dyn_cast<clang::BinaryOperator>(stripIndexCasts(b->getLHS()));
+  if (!rem || rem->getOpcode() != clang::BO_Rem || !m.isTid(rem->getLHS())) return false;
+  auto* mul = llvm::dyn_cast<clang::BinaryOperator>(stripIndexCasts(rem->getRHS()));
+  return mul && mul->getOpcode() == clang::BO_Mul &&
+         ((isLiteral(mul->getLHS(), 2) && varOf(mul->getRHS()) == s) || (isLiteral(mul->getRHS(), 2) && varOf(mul->getLHS()) == s));
+}
+
+// The loop's body: the guarded step and a barrier (and a while loop's own halving).
+bool treeBody(const TreeMatcher& m, const clang::Stmt* body, const clang::VarDecl* s, bool interleaved, bool is_while,
+              Tree& t, std::string& why) {
+  auto* cs = llvm::dyn_cast<clang::CompoundStmt>(body);
+  if (!cs || cs->size() != (is_while ? 3u : 2u))
+    return TreeMatcher::fail(why, "the loop's body is not the guarded step and a __syncthreads()");
+  auto* guard = llvm::dyn_cast<clang::IfStmt>(cs->body_front());
+  if (!guard || guard->getElse() || guard->getInit() || guard->getConditionVariable())
+    return TreeMatcher::fail(why, "the loop's first statement is not the guarded step `if (tid < s) ...`");
+  if (!activeThreads(m, guard->getCond(), s, interleaved))
+    return TreeMatcher::fail(why, interleaved ? "the step's guard is not `tid % (2 * s) == 0`" : "the step's guard is not `tid < s`");
+  if (!isSyncthreads(cs->body_begin()[1])) return TreeMatcher::fail(why, "the step is not followed by __syncthreads()");
+  if (is_while && !scales(cs->body_back(), s, true)) return TreeMatcher::fail(why, "the while loop does not halve its stride last");
+  return m.step(guard->getThen(), s, t.sh, t.tid, t.op, why);
+}
+
+// The tree starting at statement i of the body, if there is one.
+bool treeAt(const TreeMatcher& m, const clang::CompoundStmt* body, size_t i, Tree& t, std::string& why) {
+  const clang::Stmt* st = body->body_begin()[i];
+  if (auto* f = llvm::dyn_cast<clang::ForStmt>(st)) {
+    auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(f->getInit());
+    if (!ds || !ds->isSingleDecl() || !f->getCond() || !f->getInc()) return false;
+    auto* s = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
+    if (!s || !s->getType()->isIntegerType() || !s->getInit()) return false;
+    bool interleaved;
+    if (halfBlock(s->getInit()) && positive(f->getCond(), s) && scales(f->getInc(), s, true)) {
+      interleaved = false;
+    } else if (isLiteral(s->getInit(), 1) && scales(f->getInc(), s, false)) {
+      auto* c = llvm::dyn_cast<clang::BinaryOperator>(f->getCond()->IgnoreParenImpCasts());
+      if (!c || c->getOpcode() != clang::BO_LT || varOf(c->getLHS()) != s || !isBlockDimX(c->getRHS())) return false;
+      interleaved = true;
+    } else {
+      return false;
+    }
+    t.first = t.last = i;
+    return treeBody(m, f->getBody(), s, interleaved, false, t, why);
+  }
+  // int s = blockDim.x / 2; while (s != 0) { ...; s /= 2; }
+  auto* ds = llvm::dyn_cast<clang::DeclStmt>(st);
+  if (!ds || !ds->isSingleDecl() || i + 1 >= body->size()) return false;
+  auto* s = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
+  auto* w = llvm::dyn_cast<clang::WhileStmt>(body->body_begin()[i + 1]);
+  if (!s || !w || !s->getType()->isIntegerType() || !halfBlock(s->getInit()) || !positive(w->getCond(), s)) return false;
+  t.first = i;
+  t.last = i + 1;
+  if (!treeBody(m, w->getBody(), s, false, true, t, why)) return false;
+  for (size_t j = i + 2; j < body->size(); ++j)
+    if (usesDecl(body->body_begin()[j], s)) return TreeMatcher::fail(why, "the tree's stride " + s->getNameAsString() + " is used after it");
+  return true;
+}
+
+// What the kernel does with SH after the tree: only reads of SH[0].
+struct AfterUses : clang::RecursiveASTVisitor<AfterUses> {
+  clang::ASTContext& ctx;
+  const clang::VarDecl* sh;
+  std::string why;
+  AfterUses(clang::ASTContext& c, const clang::VarDecl* s) : ctx(c), sh(s) {}
+  bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+    if (d->getDecl() != sh) return true;
+    const clang::Stmt* p = parentStmtOf(ctx, *d);
+    while (p && llvm::isa<clang::ImplicitCastExpr>(p)) p = parentStmtOf(ctx, *p);
+    auto* a = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(p);
+    if (!a || !isLiteral(a->getIdx(), 0)) {
+      why = "the kernel uses " + sh->getNameAsString() + " after the tree other than as " + sh->getNameAsString() + "[0]";
+      return false;
+    }
+    const clang::Stmt* up = parentStmtOf(ctx, *a);
+    while (up && llvm::isa<clang::ParenExpr>(up)) up = parentStmtOf(ctx, *up);
+    auto* impl = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(up);
+    // In a template's pattern a call on dependent types has no conversions yet: an atomic's value
+    // operand (not its address) is passed by value, a read.
+    bool value_of_atomic = false;
+    if (auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(up); call && a->isTypeDependent()) {
+      const auto kind = intrinsicKind(calleeName(call));
+      for (unsigned i = 1; i < call->getNumArgs(); ++i)
+        if (call->getArg(i)->IgnoreParens() == a) value_of_atomic = kind == IntrinsicKind::Atomic;
+    }
+    if (!value_of_atomic && (!impl || impl->getCastKind() != clang::CK_LValueToRValue)) {
+      why = "the kernel writes or takes the address of " + sh->getNameAsString() + "[0] after the tree";
+      return false;
+    }
+    return true;
+  }
+};
+
+std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  return at ? at->getElementType().getAsString(ctx.getPrintingPolicy()) : "";
+}
+
+// Whether __shfl_down_sync takes the element type (dependent types are checked when instantiated,
+// by the gate's compile).
+bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  if (!at) return false;
+  clang::QualType e = at->getElementType();
+  if (e->isDependentType()) return true;
+  if (e.isVolatileQualified()) return false;
+  auto* b = e.getCanonicalType()->getAs<clang::BuiltinType>();
+  if (!b) return false;
+  switch (b->getKind()) {
+    case clang::BuiltinType::Int:
+    case clang::BuiltinType::UInt:
+    case clang::BuiltinType::Long:
+    case clang::BuiltinType::ULong:
+    case clang::BuiltinType::LongLong:
+    case clang::BuiltinType::ULongLong:
+    case clang::BuiltinType::Float:
+    case clang::BuiltinType::Double:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The forward text for the parts, its first line at the statement's place, the others indented.
+std::string shuffleText(const std::string& T, const std::string& sh, const std::string& tid, const Op& op,
+                        const std::string& in) {
+  const std::string shfl = "__shfl_down_sync(0xffffffffu, kl_v, kl_o)";
+  const std::string identity = op.sum ? "(" + T + ")0" : "kl_warp[0]";
+  std::string s;
+  s += "{  // the tree as warp shuffles, then one shared slot per warp\n";
+  s += in + "    " + T + " kl_v = " + sh + "[" + tid + "];\n";
+  s += in + "    for (int kl_o = 16; kl_o > 0; kl_o >>= 1) " + op.combine("kl_v", shfl) + ";\n";
+  s += in + "    __shared__ " + T + " kl_warp[32];\n";
+  s += in + "    if ((" + tid + " & 31) == 0) kl_warp[" + tid + " >> 5] = kl_v;\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    if (" + tid + " < 32) {\n";
+  s += in + "        kl_v = " + tid + " < (blockDim.x >> 5) ? kl_warp[" + tid + "] : " + identity + ";\n";
+  s += in + "        for (int kl_o = 16; kl_o > 0; kl_o >>= 1) " + op.combine("kl_v", shfl) + ";\n";
+  s += in + "        if (" + tid + " == 0) " + sh + "[0] = kl_v;\n";
+  s += in + "    }\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "}";
+  return s;
+}
+
+// The canonical sequential tree the inverse writes.
+std::string treeText(const std::string& sh, const std::string& tid, const Op& op, const std::string& in) {
+  const std::string slot = sh + "[" + tid + "]", partner = sh + "[" + tid + " + kl_s]";
+  std::string s;
+  s += "for (unsigned int kl_s = blockDim.x / 2; kl_s > 0; kl_s >>= 1) {\n";
+  s += in + "    if (" + tid + " < kl_s)\n";
+  s += in + "        " + (op.sum ? slot + " += " + partner : slot + " = " + op.fn + "(" + slot + ", " + partner + ")") + ";\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "}";
+  return s;
+}
+
+class TreeReduceShuffle : public Transform {
+ public:
+  std::string id() const override { return "tree-reduce-shuffle"; }
+  std::string summary() const override {
+    return "replace a shared-memory tree reduction (sum, max, min) by warp shuffles and one shared slot per warp";
+  }
+
+  TransformResult forward(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    SourceBuffer src(ctx);
+    auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!body) return TransformResult::no("the kernel has no body");
+    DeclaresKl kl;
+    kl.TraverseDecl(const_cast<clang::FunctionDecl*>(req.kernel));
+    if (!kl.found.empty()) return TransformResult::no("the kernel already declares " + kl.found + " (kl_ names are the transform's)");
+    TreeMatcher m(ctx, body);
+    Tree t;
+    std::string why;
+    bool found = false;
+    for (size_t i = 0; i < body->size() && !found; ++i) {
+      std::string w;
+      found = treeAt(m, body, i, t, w);
+      if (!found && why.empty()) why = w;
+    }
+    if (!found)
+      return TransformResult::no(why.empty() ? "no shared-memory tree reduction (`for (s = blockDim.x / 2; s > 0; s >>= 1) "
+                                               "{ if (tid < s) SH[tid] += SH[tid + s]; __syncthreads(); }`) in the kernel's body"
+                                             : why);
+    if (!t.sh->hasAttr<clang::CUDASharedAttr>()) return TransformResult::no(t.sh->getNameAsString() + " is not __shared__ memory");
+    if (!shuffleable(ctx, t.sh))
+      return TransformResult::no("__shfl_down_sync does not take " + t.sh->getNameAsString() + "'s element type " +
+                                 elementType(ctx, t.sh));
+    if (t.first == 0 || !isSyncthreads(body->body_begin()[t.first - 1]))
+      return TransformResult::no("the tree does not follow a __syncthreads() that publishes every slot");
+    for (size_t j = t.last + 1; j < body->size(); ++j) {
+      AfterUses u(ctx, t.sh);
+      u.TraverseStmt(const_cast<clang::Stmt*>(body->body_begin()[j]));
+      if (!u.why.empty()) return TransformResult::no(u.why);
+    }
+    const auto shape = req.facts.shape();
+    if (!shape) return TransformResult::no("the block shape is unknown (shuffles need full warps)");
+    if (shape->y != 1 || shape->z != 1)
+      return TransformResult::no("the block is " + std::to_string(shape->x) + " x " + std::to_string(shape->y) + " x " +
+                                 std::to_string(shape->z) + ", not 1-D");
+    const long long bx = shape->x;
+    if (bx < 32 || bx > 1024 || (bx & (bx - 1)) != 0)
+      return TransformResult::no("the block has " + std::to_string(bx) + " threads, not a power of two from 32 to 1024");
+    const clang::Stmt* a = body->body_begin()[t.first];
+    const clang::Stmt* b = body->body_begin()[t.last];
+    if (!src.inFile(a) || !src.inFile(b)) return TransformResult::no("the tree is written through a macro");
+    const unsigned from = src.off(a->getBeginLoc()), to = src.stmtEnd(b);
+    const std::string text = shuffleText(elementType(ctx, t.sh), t.sh->getNameAsString(), t.tid, t.op, src.indentOf(from));
+    if (req.rewriter.ReplaceText(src.at(from), to - from, text)) return TransformResult::no("the rewriter refused the edit");
+    return TransformResult::yes("the " + std::string(t.op.sum ? "sum" : t.op.fn) + " tree over " + t.sh->getNameAsString() +
+                                " became warp shuffles");
+  }
+
+  TransformResult inverse(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    SourceBuffer src(ctx);
+    auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!body) return TransformResult::no("the kernel has no body");
+    const std::string not_ours = "no shuffle reduction in the form forward writes";
+    for (const clang::Stmt* st : body->body()) {
+      auto* cs = llvm::dyn_cast<clang::CompoundStmt>(st);
+      if (!cs || cs->size() < 2 || !src.inFile(cs)) continue;
+      auto* ds = llvm::dyn_cast<clang::DeclStmt>(cs->body_front());
+      auto* v = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+      if (!v || v->getName() != "kl_v" || !v->getInit()) continue;
+      auto* slot = llvm::dyn_cast<clang::ArraySubscriptExpr>(v->getInit()->IgnoreParenImpCasts());
+      const clang::VarDecl* sh = slot ? varOf(slot->getBase()) : nullptr;
+      if (!sh) continue;
+      const std::string tid = sourceText(ctx, slot->getIdx()->getSourceRange());
+      // The combining step, from the first shuffle loop: `kl_v += ...` or `kl_v = F(kl_v, ...)`.
+      auto* loop = llvm::dyn_cast<clang::ForStmt>(cs->body_begin()[1]);
+      if (!loop) continue;
+      Op op;
+      if (auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getBody())) {
+        if (ca->getOpcode() != clang::BO_AddAssign) continue;
+      } else if (auto* as = llvm::dyn_cast<clang::BinaryOperator>(loop->getBody()); as && as->getOpcode() == clang::BO_Assign) {
+        auto* c = llvm::dyn_cast<clang::CallExpr>(as->getRHS()->IgnoreParenImpCasts());
+        if (!c || !c->getDirectCallee() || !isMinMax(c->getDirectCallee()->getNameAsString())) continue;
+        op.sum = false;
+        op.fn = c->getDirectCallee()->getNameAsString();
+      } else {
+        continue;
+      }
+      const unsigned from = src.off(cs->getLBracLoc()), to = src.stmtEnd(cs);
+      const std::string in = src.indentOf(from);
+      if (src.slice(from, to) != shuffleText(v->getType().getAsString(ctx.getPrintingPolicy()), sh->getNameAsString(), tid, op, in))
+        return TransformResult::no(not_ours);
+      if (req.rewriter.ReplaceText(src.at(from), to - from, treeText(sh->getNameAsString(), tid, op, in)))
+        return TransformResult::no("the rewriter refused the edit");
+      return TransformResult::yes("the shuffle reduction over " + sh->getNameAsString() + " became a shared-memory tree");
+    }
+    return TransformResult::no(not_ours);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> makeTreeReduceShuffle() { return std::make_unique<TreeReduceShuffle>(); }
+
+}  // namespace klineage
