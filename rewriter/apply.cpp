@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <clang/Frontend/ASTUnit.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
 #include "ast_util.h"
@@ -55,7 +56,7 @@ StepResult applyStep(const Overlay& in, const ArgsByFile& args, const std::strin
   const auto& sm = ctx.getSourceManager();
   const clang::FileID edited = header ? sm.getFileID(sm.getExpansionLoc(fd->getLocation())) : sm.getMainFileID();
   clang::Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
-  TransformRequest req{ctx, rw, fd, params, facts};
+  TransformRequest req{ctx, rw, fd, params, facts, &pu->ast->getPreprocessor()};
   TransformResult tr;
   {
     EditedFileScope scope(ctx, edited);

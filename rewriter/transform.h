@@ -16,6 +16,10 @@
 
 #include "core/job.h"
 
+namespace clang {
+class Preprocessor;
+}
+
 namespace klineage {
 
 using TransformParams = std::map<std::string, std::string>;
@@ -39,6 +43,8 @@ struct TransformRequest {
   const clang::FunctionDecl* kernel;
   const TransformParams& params;
   const TransformFacts& facts;
+  // The parse's preprocessor (macro definitions), when the caller has it (applyStep does).
+  const clang::Preprocessor* pp = nullptr;
 };
 
 struct TransformResult {

@@ -14,6 +14,8 @@
 // The gate's oracle, promote-precision (rewriter/oracle/promote_precision.h), is not a registered
 // transform: its cases, in rewriter/oracle/golden/, are forward-only and no-op cases checked by the
 // same machinery, the pass found through promotePrecision() (KLINEAGE_GOLDEN_ONLY=promote-precision).
+// The canonicalization passes (rewriter/canonical/canonical.h) are not registered transforms either:
+// each has its folder rewriter/canonical/<id>/ with forward-only and no-op cases.
 #include <catch2/catch.hpp>
 
 #include "support/toolchain.h"
@@ -30,6 +32,7 @@
 #include "core/flags.h"
 #include "core/fs.h"
 #include "rewriter/apply.h"
+#include "rewriter/canonical/canonical.h"
 #include "rewriter/oracle/promote_precision.h"
 #include "rewriter/parse.h"
 #include "rewriter/transform.h"
@@ -43,14 +46,22 @@ const fs::path kTransformsDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "tr
 
 const fs::path kOracleDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "oracle";
 
+const fs::path kCanonicalDir = fs::path(KLINEAGE_SOURCE_DIR) / "rewriter" / "canonical";
+
 // The oracle's id: its cases live in rewriter/oracle/golden and it is found through promotePrecision().
 bool isOracle(const std::string& id) { return id == promotePrecision().id(); }
 
 fs::path goldenDir(const std::string& id) {
-  return isOracle(id) ? kOracleDir / "golden" : kTransformsDir / id / "golden";
+  if (isOracle(id)) return kOracleDir / "golden";
+  if (findCanonicalPass(id)) return kCanonicalDir / id / "golden";
+  return kTransformsDir / id / "golden";
 }
 
-const Transform* transformFor(const std::string& id) { return isOracle(id) ? &promotePrecision() : findTransform(id); }
+const Transform* transformFor(const std::string& id) {
+  if (isOracle(id)) return &promotePrecision();
+  if (const Transform* c = findCanonicalPass(id)) return c;
+  return findTransform(id);
+}
 
 const std::vector<std::string>& clangArgs() {
   static const std::vector<std::string> args = [] {
@@ -316,4 +327,36 @@ TEST_CASE("golden: the promote-precision oracle matches its golden files", "[gol
   }
   CHECK(n.forward >= 10);
   CHECK(n.noop >= 8);
+}
+
+TEST_CASE("golden: each canonicalization pass matches its golden files", "[golden]") {
+  const char* only = std::getenv("KLINEAGE_GOLDEN_ONLY");
+  auto ids = transformIds();
+  std::vector<std::string> folders;
+  for (const auto& e : fs::directory_iterator(kCanonicalDir))
+    if (e.is_directory()) folders.push_back(e.path().filename().string());
+  CHECK(folders.size() == canonicalPasses().size());
+  for (const Transform* t : canonicalPasses()) {
+    const std::string id = t->id();
+    INFO("canonicalization pass " << id);
+    // Not a lineage step: no skill can name it.
+    CHECK(findTransform(id) == nullptr);
+    CHECK(std::find(folders.begin(), folders.end(), id) != folders.end());
+    CHECK(fs::is_regular_file(kCanonicalDir / id / (id + ".cpp")));
+    CHECK(fs::is_regular_file(kCanonicalDir / id / (id + ".md")));
+    auto cases = casesOf(id);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::ForwardOnly; }) >= 3);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::Noop; }) >= 2);
+    CHECK(std::count_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.kind == Kind::RoundTrip; }) == 0);
+    if (only && ("," + std::string(only) + ",").find("," + id + ",") == std::string::npos) continue;
+    Counts n;
+    for (const GoldenCase& c : cases) {
+      checkCase(c, n);
+      if (c.kind != Kind::ForwardOnly) continue;
+      StepResult r = step(c, readFile(c.out), Direction::Inverse, setupFor(readFile(c.in)));
+      INFO(c.name << " inverse: " << r.reason);
+      CHECK_FALSE(r.applied);
+      CHECK_THAT(r.reason, Catch::Contains("has no inverse"));
+    }
+  }
 }
