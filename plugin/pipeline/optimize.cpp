@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "canonical/canonical.h"
 #include "captures.h"
 #include "compile.h"
 #include "context.h"
@@ -125,9 +126,14 @@ Report makeReport(const Pipeline& p, const Plans& plans, std::vector<VariantRepo
   rep.driver = p.gpu ? p.device.driver : "";
   rep.backend = p.backend.name();
   rep.skipped = plans.skipped;
-  for (const auto& k : plans.kernels)
+  for (const auto& k : plans.kernels) {
+    // What the normal form did to the kernel is a note; the rest are the skills' refusals.
+    std::vector<std::string> notes = k.notes, not_applied;
+    for (const std::string& line : refusals[k.info->name])
+      (line.rfind(kNormalFormNote, 0) == 0 ? notes : not_applied).push_back(line);
     rep.kernels.push_back({k.info->name, k.replay ? "capture" : "workload", k.replay ? k.replay->dir : "",
-                           k.facts ? describeFacts(*k.facts) : "", k.notes, refusals[k.info->name], k.grid, k.block});
+                           k.facts ? describeFacts(*k.facts) : "", notes, not_applied, k.grid, k.block});
+  }
   for (const auto& [name, r] : best) rep.selected[name] = {r->variant.id, r->speedup, r->variant.skills};
   rep.variants = std::move(reports);
   return rep;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "canonical/canonical.h"
 #include "context.h"
 #include "core/fs.h"
 #include "core/parallel.h"
@@ -100,6 +101,10 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
     trial[v.kernel_file] = readFile(v.source);
     return "";
   }
+  // The chain was made from the kernel's normal form (canonical.h): derived again here, on top of
+  // the other winners (a pass edits only this kernel's body).
+  if (plan.info)
+    trial = canonicalize(trial, p.setup.clang_args, v.kernel_file, v.kernel, *plan.info, v.unit).overlay;
   // Each step sees the launch as the steps before it left it: after a block-size step the next
   // one is written for the new block.
   GeometryChange geometry;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apply.h"
+#include "canonical/canonical.h"
 #include "context.h"
 #include "core/fs.h"
 #include "effect_history.h"
@@ -123,6 +124,19 @@ class ChainSearch : public VariantSource {
     }
   };
 
+  // Where every chain starts: the kernel in normal form (canonical.h), each pass applied said in
+  // the kernel's notes. The original's features decide nothing a transform sees: the normal form's do.
+  State start(Run& run) {
+    const KernelInfo& k = *run.plan.info;
+    CanonicalForm c = canonicalize(run.p.originals, run.p.setup.clang_args, k.range.file, k.name, k,
+                                   k.in_header ? unitOf(k) : "");
+    for (const std::string& a : c.applied) {
+      run.p.status.kernelNote(k.name, kNormalFormNote + a);
+      if (run.refusals) run.refusals->push_back(kNormalFormNote + a);  // the report files it under notes
+    }
+    return State{std::move(c.overlay), {}, {}, std::move(c.info), ""};
+  }
+
   // `made(chain)` is told of every chain applied, before its variant is written. `veto`, when
   // given, may keep the new state from being written: nullopt keeps it; a text drops it with that
   // note ("made the same code and launch as ..."), "" drops it silently; `*vetoed` says so.
@@ -214,7 +228,7 @@ class SkillSearch : public ChainSearch {
     unsigned made = 0;
     Run run{p, plan, refusals, &logged, {}, &made};
     strategy_->reset();
-    std::vector<State> frontier{{p.originals, {}, {}, *plan.info, ""}};
+    std::vector<State> frontier{start(run)};
     std::set<std::string> refused_on_original;
     bool first = true;
     while (!frontier.empty() && made < budget_) {
@@ -290,16 +304,16 @@ class PlannedSearch : public ChainSearch {
     KernelSearch& ks = search(plan.info->name);
     ks = KernelSearch{};
     ks.gpu = p.gpu ? p.device.device : "";
-    ks.nodes.push_back({State{p.originals, {}, {}, *plan.info, ""}, -1});
+    Run run{p, plan, refusals, &ks.logged, {}, &ks.made};
+    ks.nodes.push_back({start(run), -1});
     ks.nodes[0].s = 1.0;
     ks.nodes[0].judged = true;
-    Run run{p, plan, refusals, &ks.logged, {}, &ks.made};
     // Which skills the original does not meet the preconditions of, said once; a step that makes
     // one of them applicable is followed by it at once.
     const WorkloadFacts* facts = plan.facts ? &*plan.facts : nullptr;
     for (const Skill& s : skills_) {
       std::string why;
-      if (preconditionsHold(s, *plan.info, facts, &why)) continue;
+      if (preconditionsHold(s, ks.nodes[0].st.info, facts, &why)) continue;
       ks.refused_on_original.insert(s.id);
       ks.unmet_on_original.insert(s.id);
       run.note(s.id + "/" + why, "skill " + s.id + " not applicable: " + why);

@@ -1,0 +1,124 @@
+// The normal form (rewriter/canonical/canonical.h) on the frozen transfer suite's own files
+// (examples/transfer, never edited to make a pass apply): what the passes do to its spellings, and
+// that a transform that refused the user's spelling applies to the normal form.
+#include <catch2/catch.hpp>
+
+#include "support/toolchain.h"
+
+#include "core/fs.h"
+#include "core/manifest.h"
+#include "rewriter/apply.h"
+#include "rewriter/canonical/canonical.h"
+#include "rewriter/extract.h"
+#include "rewriter/transform.h"
+
+using namespace klineage;
+
+namespace {
+
+const std::string kTransfer = std::string(KLINEAGE_SOURCE_DIR) + "/examples/transfer";
+
+struct Unit {
+  std::string file;
+  Overlay overlay;
+  ArgsByFile args;
+  KernelInfo info;
+};
+
+Unit unitOf(const std::string& rel, const std::string& kernel) {
+  Unit u;
+  u.file = kTransfer + "/" + rel;
+  u.overlay = {{u.file, readFile(u.file)}};
+  u.args = {{u.file, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{u.file, u.args.at(u.file)}}, u.overlay);
+  const KernelInfo* k = m.find(kernel);
+  REQUIRE(k != nullptr);
+  u.info = *k;
+  return u;
+}
+
+TransformFacts blockOf(long long x, long long y = 1) {
+  TransformFacts f;
+  f.block = Dim3{x, y, 1};
+  f.block_size = x * y;
+  return f;
+}
+
+StepResult forward(const Unit& u, const Overlay& o, const std::string& kernel, const std::string& transform,
+                   const TransformFacts& facts) {
+  const Transform* t = findTransform(transform);
+  REQUIRE(t != nullptr);
+  return applyStep(o, u.args, u.file, kernel, *t, Direction::Forward, {}, facts);
+}
+
+}  // namespace
+
+TEST_CASE("canonical: the transfer transpose's early return becomes the guard tile-transpose matches", "[canonical]") {
+  Unit u = unitOf("src/transpose.cu", "transpose_naive_kernel");
+  StepResult before = forward(u, u.overlay, "transpose_naive_kernel", "tile-transpose", blockOf(32, 8));
+  CHECK_FALSE(before.applied);
+  CHECK_THAT(before.reason, Catch::Contains("statements"));
+
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.file, "transpose_naive_kernel", u.info);
+  REQUIRE(c.applied.size() == 1);
+  CHECK_THAT(c.applied[0], Catch::StartsWith("early-return-guard:"));
+  CHECK_THAT(c.applied[0], Catch::Contains("x < w && y < h"));
+  // What describes the kernel's place in the target is the extracted one's.
+  CHECK(c.info.launches.size() == u.info.launches.size());
+  CHECK(c.info.name == u.info.name);
+  CHECK(c.info.source_hash != u.info.source_hash);
+
+  StepResult after = forward(u, c.overlay, "transpose_naive_kernel", "tile-transpose", blockOf(32, 8));
+  INFO(after.reason);
+  CHECK(after.applied);
+  // The user's file is not what changed: the normal form is an overlay.
+  CHECK(readFile(u.file) == u.overlay.at(u.file));
+}
+
+TEST_CASE("canonical: macros in the stencil's body are expanded until none is left, then the early return", "[canonical]") {
+  Unit u = unitOf("src/stencil.cu", "laplacian5");
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.file, "laplacian5", u.info);
+  REQUIRE_FALSE(c.applied.empty());
+  CHECK_THAT(c.applied[0], Catch::StartsWith("expand-macros:"));
+  CHECK_THAT(c.applied[0], Catch::Contains("IDX"));
+  // Expanded again: no project macro is left in the kernel's body.
+  StepResult again = applyStep(c.overlay, u.args, u.file, "laplacian5", *findCanonicalPass("expand-macros"),
+                               Direction::Forward, {}, {});
+  CHECK_FALSE(again.applied);
+  CHECK_THAT(again.reason, Catch::Contains("no macro of the project"));
+  // The definitions stay (the launcher uses DIV_UP).
+  CHECK(c.overlay.at(u.file).find("#define IDX") != std::string::npos);
+}
+
+TEST_CASE("canonical: a kernel already in normal form is left as it is", "[canonical]") {
+  Unit u = unitOf("src/reduce.cu", "block_reduce_sum");
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.file, "block_reduce_sum", u.info);
+  CHECK(c.applied.empty());
+  CHECK(c.overlay.at(u.file) == u.overlay.at(u.file));
+  CHECK(c.info.source_hash == u.info.source_hash);
+  // Deterministic: the same text gives the same normal form (selection derives it again).
+  Unit t = unitOf("src/transpose.cu", "transpose_naive_kernel");
+  CHECK(canonicalize(t.overlay, t.args, t.file, "transpose_naive_kernel", t.info).overlay ==
+        canonicalize(t.overlay, t.args, t.file, "transpose_naive_kernel", t.info).overlay);
+}
+
+TEST_CASE("canonical: tree-reduce-shuffle applies to the transfer suite's textbook reductions", "[canonical]") {
+  struct Case {
+    const char* file;
+    const char* kernel;
+    long long block;
+  };
+  for (const Case& k : {Case{"src/reduce.cu", "block_reduce_sum", 256}, Case{"src/reduce.cu", "dot_kernel", 256},
+                        Case{"src/max_int.cu", "reduce_max_int", 256}, Case{"src/min_float.cu", "min_partial_kernel", 512},
+                        Case{"src/min_float.cu", "min_final_kernel", 512}}) {
+    INFO(k.file << " " << k.kernel);
+    Unit u = unitOf(k.file, k.kernel);
+    CanonicalForm c = canonicalize(u.overlay, u.args, u.file, k.kernel, u.info);
+    StepResult r = forward(u, c.overlay, k.kernel, "tree-reduce-shuffle", blockOf(k.block));
+    INFO(r.reason);
+    CHECK(r.applied);
+    // A block that is not a power of two is refused.
+    StepResult odd = forward(u, c.overlay, k.kernel, "tree-reduce-shuffle", blockOf(96));
+    CHECK_FALSE(odd.applied);
+  }
+}
