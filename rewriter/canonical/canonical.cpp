@@ -6,6 +6,7 @@ namespace klineage {
 
 std::unique_ptr<Transform> makeExpandMacros();
 std::unique_ptr<Transform> makeEarlyReturnGuard();
+std::unique_ptr<Transform> makeSelectToMinMax();
 
 const std::vector<const Transform*>& canonicalPasses() {
   // Macros first: a guard or an index written through a macro is then seen by the passes after it.
@@ -13,6 +14,7 @@ const std::vector<const Transform*>& canonicalPasses() {
     std::vector<std::unique_ptr<Transform>> v;
     v.push_back(makeExpandMacros());
     v.push_back(makeEarlyReturnGuard());
+    v.push_back(makeSelectToMinMax());
     return v;
   }();
   static const std::vector<const Transform*> passes = [] {
