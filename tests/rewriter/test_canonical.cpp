@@ -122,3 +122,28 @@ TEST_CASE("canonical: tree-reduce-shuffle applies to the transfer suite's textbo
     CHECK_FALSE(odd.applied);
   }
 }
+
+TEST_CASE("canonical: the transfer suite's one-thread-per-row softmax and layernorm reach warp-per-row", "[canonical]") {
+  // softmax: the running max written as a comparison becomes fmaxf; y[j] is read back at j.
+  Unit s = unitOf("src/rows.cu", "softmax_forward_kernel");
+  StepResult before = forward(s, s.overlay, "softmax_forward_kernel", "warp-per-row", blockOf(256));
+  CHECK_FALSE(before.applied);
+  CanonicalForm cs = canonicalize(s.overlay, s.args, s.file, "softmax_forward_kernel", s.info);
+  REQUIRE(cs.applied.size() == 1);
+  CHECK_THAT(cs.applied[0], Catch::StartsWith("select-to-minmax:"));
+  StepResult after = forward(s, cs.overlay, "softmax_forward_kernel", "warp-per-row", blockOf(256));
+  INFO(after.reason);
+  CHECK(after.applied);
+  CHECK(after.geometry.grid_x_multiplier == 32);
+
+  // layernorm: a constant before the row index, an early return, double accumulators, three outputs.
+  Unit l = unitOf("src/rows.cu", "layernorm_forward_kernel");
+  CanonicalForm cl = canonicalize(l.overlay, l.args, l.file, "layernorm_forward_kernel", l.info);
+  REQUIRE(cl.applied.size() == 1);
+  CHECK_THAT(cl.applied[0], Catch::StartsWith("early-return-guard:"));
+  StepResult ln = forward(l, cl.overlay, "layernorm_forward_kernel", "warp-per-row", blockOf(256));
+  INFO(ln.reason);
+  CHECK(ln.applied);
+  // A block that is not whole warps is still refused.
+  CHECK_FALSE(forward(l, cl.overlay, "layernorm_forward_kernel", "warp-per-row", blockOf(48)).applied);
+}

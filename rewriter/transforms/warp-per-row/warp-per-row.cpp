@@ -18,7 +18,8 @@
 // When it is sound: the loops' iterations are independent except for those accumulations (the
 // transform refuses other assignments to variables declared outside a loop, break, goto and
 // returns inside loops, barriers and warp collectives, a loop that reads the pointer it writes
-// through, any other use of threadIdx/blockIdx/blockDim/gridDim, and `s +=` accumulators not
+// through other than at exactly its counter (`y[c] = e; s += y[c];` reads the lane's own element),
+// any other use of threadIdx/blockIdx/blockDim/gridDim, and `s +=` accumulators not
 // declared with the initializer 0 or used before the loop), pointers do not overlap (the skill's
 // no-overlap fact), and the block is 1-D with a multiple of 32 threads (TransformFacts: a warp never
 // straddles two rows, so a warp leaves at the row guard together). Sums are reordered: floating-
@@ -89,6 +90,18 @@ const std::set<std::string> kMinMax = {"fmaxf", "fminf", "fmax", "fmin", "max", 
 struct Scan : LoopDepthVisitor<Scan> {
   std::set<const clang::ValueDecl*> inner;  // declared inside the scanned code
   std::set<const clang::ValueDecl*> stored_bases, loaded_bases;
+  // The strided loop's counter (null outside one), and the bases accessed at any other index than
+  // exactly it (*p, p[c - 1], p[2 * c]): only those can reach another lane's element.
+  const clang::VarDecl* counter = nullptr;
+  std::set<const clang::ValueDecl*> off_counter_bases;
+  void access(const clang::Expr* e) {
+    auto* b = baseOf(e);
+    if (!b) return;
+    auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+    if (!counter || !ase || referencedDecl(ase->getIdx()) != counter ||
+        !llvm::isa<clang::DeclRefExpr>(ase->getIdx()->IgnoreParenImpCasts()))
+      off_counter_bases.insert(b);
+  }
   std::set<const clang::Expr*> store_lhs;   // not loads
   bool loop_body = false;                   // scanning the body of the loop being strided
   std::vector<std::pair<const clang::VarDecl*, std::string>> outer_updates;  // var, combine ("" = not a reduction)
@@ -119,6 +132,7 @@ struct Scan : LoopDepthVisitor<Scan> {
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
     if (store_lhs.count(e)) return true;
     if (auto* b = baseOf(e)) loaded_bases.insert(b);
+    access(e);
     return true;
   }
   void target(const clang::Expr* lhs, const clang::Expr* whole) {
@@ -132,6 +146,7 @@ struct Scan : LoopDepthVisitor<Scan> {
       store_lhs.insert(lhs->IgnoreParenImpCasts());
       stores = true;
       if (auto* b = baseOf(lhs)) stored_bases.insert(b);
+      access(lhs);
       return;
     }
     auto* vd = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(lhs));
@@ -168,6 +183,23 @@ struct Scan : LoopDepthVisitor<Scan> {
   bool VisitGotoStmt(clang::GotoStmt*) { return fail("the row's code uses goto"); }
 };
 
+// A declaration of constants only: each variable non-static, not shared, not volatile, with an
+// initializer the compiler folds and that has no side effects.
+bool constantDecl(clang::ASTContext& ctx, const clang::Stmt* s) {
+  auto* d = llvm::dyn_cast<clang::DeclStmt>(s);
+  if (!d) return false;
+  for (const clang::Decl* x : d->decls()) {
+    auto* v = llvm::dyn_cast<clang::VarDecl>(x);
+    if (!v || !v->isLocalVarDecl() || v->isStaticLocal() || v->hasAttr<clang::CUDASharedAttr>() ||
+        v->getType().isVolatileQualified() || !v->getInit() || v->getInit()->isValueDependent() ||
+        v->getInit()->HasSideEffects(ctx))
+      return false;
+    clang::Expr::EvalResult r;
+    if (!v->getInit()->EvaluateAsRValue(r, ctx)) return false;
+  }
+  return true;
+}
+
 // `for (int c = A; c < B; ++c)`: the counter, or null.
 const clang::VarDecl* columnLoop(const clang::ForStmt* fs) {
   auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit());
@@ -201,7 +233,18 @@ class WarpPerRow : public Transform {
     Src src(ctx);
     auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     if (!body || body->size() < 2) return TransformResult::no("the kernel is not `T r = <global index>; <row guard>; ...`");
-    std::vector<const clang::Stmt*> top(body->body_begin(), body->body_end());
+    std::vector<const clang::Stmt*> all(body->body_begin(), body->body_end());
+    // Constants declared before the row index or between it and the guard (`const float eps =
+    // 1e-5f;`) are the same on every lane: they stay where they are.
+    size_t lead = 0;
+    while (lead < all.size() && constantDecl(ctx, all[lead])) ++lead;
+    std::vector<const clang::Stmt*> top(all.begin() + static_cast<long>(lead), all.end());
+    if (top.size() >= 2 && constantDecl(ctx, top[1])) {
+      size_t g = 1;
+      while (g < top.size() && constantDecl(ctx, top[g])) ++g;
+      top.erase(top.begin() + 1, top.begin() + static_cast<long>(g));
+    }
+    if (top.size() < 2) return TransformResult::no("the kernel is not `T r = <global index>; <row guard>; ...`");
     auto* ds = llvm::dyn_cast<clang::DeclStmt>(top[0]);
     auto* rv = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
     if (!rv || !rv->getInit() || !rv->getType()->isIntegerType() || !isGlobalThreadIndex(ctx, rv->getInit()))
@@ -241,6 +284,9 @@ class WarpPerRow : public Transform {
     };
     std::vector<Edit> edits;
     std::set<const clang::ValueDecl*> declared_before;  // top-level variables seen so far
+    for (const clang::Stmt* st : all)
+      if (constantDecl(ctx, st) && st != guard)
+        for (auto* x : llvm::cast<clang::DeclStmt>(st)->decls()) declared_before.insert(llvm::cast<clang::VarDecl>(x));
     std::set<const clang::ValueDecl*> used_since_decl;  // referenced after their declaration, before a loop
     unsigned strided = 0;
     for (size_t k = 0; k < rows.size(); ++k) {
@@ -249,6 +295,7 @@ class WarpPerRow : public Transform {
       auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
       Scan scan;
       scan.loop_body = fs != nullptr;
+      scan.counter = fs ? columnLoop(fs) : nullptr;
       scan.TraverseStmt(const_cast<clang::Stmt*>(fs ? fs->getBody() : s));
       if (!scan.why.empty()) return TransformResult::no(scan.why);
       if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
@@ -273,8 +320,9 @@ class WarpPerRow : public Transform {
       if (!src.inFile(fs->getInit()) || !src.inFile(fs->getInc()))
         return TransformResult::no("a row loop is written through a macro");
       // A loop that reads what it stores through could read another lane's element (y[c - 1]).
+      // Read back at exactly the counter (y[c] = ...; s += y[c]), an element is the lane's own.
       for (const auto* b : scan.stored_bases)
-        if (scan.loaded_bases.count(b))
+        if (scan.loaded_bases.count(b) && scan.off_counter_bases.count(b))
           return TransformResult::no("a row loop reads " + b->getNameAsString() + ", which it stores to");
       std::vector<Accumulator> accs;
       for (const auto& [v, form] : scan.outer_updates) {
