@@ -6,6 +6,7 @@ namespace klineage {
 
 std::unique_ptr<Transform> makeExpandMacros();
 std::unique_ptr<Transform> makeEarlyReturnGuard();
+std::unique_ptr<Transform> makeSplitBoundsGuard();
 std::unique_ptr<Transform> makeSelectToMinMax();
 
 const std::vector<const Transform*>& canonicalPasses() {
@@ -14,6 +15,7 @@ const std::vector<const Transform*>& canonicalPasses() {
     std::vector<std::unique_ptr<Transform>> v;
     v.push_back(makeExpandMacros());
     v.push_back(makeEarlyReturnGuard());
+    v.push_back(makeSplitBoundsGuard());
     v.push_back(makeSelectToMinMax());
     return v;
   }();

@@ -5,6 +5,8 @@
 
 #include "support/toolchain.h"
 
+#include <algorithm>
+
 #include "core/fs.h"
 #include "core/manifest.h"
 #include "rewriter/apply.h"
@@ -146,4 +148,25 @@ TEST_CASE("canonical: the transfer suite's one-thread-per-row softmax and layern
   CHECK(ln.applied);
   // A block that is not whole warps is still refused.
   CHECK_FALSE(forward(l, cl.overlay, "layernorm_forward_kernel", "warp-per-row", blockOf(48)).applied);
+}
+
+TEST_CASE("canonical: the transfer suite's in-place ReLU (a header kernel) gets the bounds guard the elementwise skills start from", "[canonical]") {
+  Unit u = unitOf("src/ops.cu", "relu_inplace_kernel");
+  REQUIRE(u.info.in_header);
+  auto has = [](const KernelInfo& k, const std::string& f) {
+    return k.feature_ids && std::find(k.feature_ids->begin(), k.feature_ids->end(), f) != k.feature_ids->end();
+  };
+  CHECK_FALSE(has(u.info, "bounds_guard"));
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.info.range.file, "relu_inplace_kernel", u.info, u.file);
+  REQUIRE(c.applied.size() == 1);
+  CHECK_THAT(c.applied[0], Catch::StartsWith("split-bounds-guard:"));
+  CHECK(has(c.info, "bounds_guard"));
+  // Only the header changed, in the overlay; the unit is as it was.
+  REQUIRE(c.overlay.count(u.info.range.file));
+  CHECK(c.overlay.at(u.info.range.file) != readFile(u.info.range.file));
+  CHECK(c.overlay.at(u.file) == u.overlay.at(u.file));
+  StepResult g = applyStep(c.overlay, u.args, u.info.range.file, "relu_inplace_kernel", *findTransform("grid-stride-loop"),
+                           Direction::Forward, {}, blockOf(256), u.file);
+  INFO(g.reason);
+  CHECK(g.applied);
 }

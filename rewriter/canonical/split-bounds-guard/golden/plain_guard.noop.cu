@@ -1,0 +1,7 @@
+// golden: refuses="no bounds check on the global thread index joined"
+__global__ void k(float* data, int n, int m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = 1.0f;
+    if (m > 0 && i < n) data[i] += 1.0f;
+}
