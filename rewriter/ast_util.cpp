@@ -156,21 +156,34 @@ std::vector<const clang::CUDAKernelCallExpr*> kernelCalls(clang::ASTContext& ctx
   return c.calls;
 }
 
-const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* call) {
-  const clang::FunctionDecl* fd = call->getDirectCallee();
-  if (!fd) {
-    // dependent or through an overload set: look at the callee expression
-    const clang::Expr* callee = call->getCallee()->IgnoreParenImpCasts();
-    if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee)) {
-      for (auto* d : ule->decls()) {
-        if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) return t->getTemplatedDecl();
-        if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(d)) return f;
-      }
+const clang::FunctionDecl* kernelFromCallee(const clang::Expr* e, const clang::FunctionDecl** instance) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenCasts();
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenCasts();
+  const clang::FunctionDecl* fd = nullptr;
+  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl());
+  // dependent or through an overload set: the first declaration it names
+  if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(e))
+    for (auto* d : ule->decls()) {
+      if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) fd = t->getTemplatedDecl();
+      else fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (fd) break;
     }
-    return nullptr;
+  if (!fd) return nullptr;
+  if (auto* pattern = fd->getTemplateInstantiationPattern()) {
+    if (instance) *instance = fd;
+    return pattern;
   }
-  if (auto* pattern = fd->getTemplateInstantiationPattern()) return pattern;
   return fd;
+}
+
+const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* call) {
+  if (const clang::FunctionDecl* fd = call->getDirectCallee()) {
+    if (auto* pattern = fd->getTemplateInstantiationPattern()) return pattern;
+    return fd;
+  }
+  return kernelFromCallee(call->getCallee());
 }
 
 const clang::Expr* writtenArg(const clang::Expr* e) {

@@ -49,6 +49,11 @@ const clang::ValueDecl* referencedDecl(const clang::Expr* e);
 // Every CUDA kernel launch (k<<<...>>>(...)) in the translation unit.
 std::vector<const clang::CUDAKernelCallExpr*> kernelCalls(clang::ASTContext& ctx);
 
+// The function a callee or function-pointer expression names (`k`, `&k`, `(void*)k`, `reduce<512>`,
+// an unresolved overload set's first), as its template pattern when it is an instantiation (then
+// *instance, when given, is the instantiation); null when it names none.
+const clang::FunctionDecl* kernelFromCallee(const clang::Expr* e, const clang::FunctionDecl** instance = nullptr);
+
 // The callee kernel of a launch (the primary template for an instantiation).
 const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* call);
 

@@ -32,23 +32,8 @@ std::string calleeName(const clang::CallExpr* call) {
 
 // The __global__ function a function-pointer argument names (`k`, `&k`, `(void*)k`, `reduce<512>`).
 const clang::FunctionDecl* kernelNamed(const clang::Expr* e, const clang::FunctionDecl** instance) {
-  if (!e) return nullptr;
-  e = e->IgnoreParenCasts();
-  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
-    e = u->getSubExpr()->IgnoreParenCasts();
-  const clang::FunctionDecl* fd = nullptr;
-  if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl());
-  if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(e))
-    for (auto* d : ule->decls()) {
-      if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) fd = t->getTemplatedDecl();
-      if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(d)) fd = f;
-    }
-  if (!fd || !fd->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
-  if (auto* pattern = fd->getTemplateInstantiationPattern()) {
-    *instance = fd;
-    return pattern;
-  }
-  return fd;
+  const clang::FunctionDecl* fd = kernelFromCallee(e, instance);
+  return fd && fd->hasAttr<clang::CUDAGlobalAttr>() ? fd : nullptr;
 }
 
 const clang::VarDecl* localVar(const clang::Expr* e) {

@@ -35,10 +35,15 @@ std::string includeName(const TargetSetup& s, const std::string& unit, const std
 
 namespace {
 
+// Whether the include resolved next to its includer (a quoted include found beside the file).
+bool besideIncluder(const IncludeEdge& e) {
+  return (fs::path(e.includer).parent_path() / e.as).lexically_normal() == fs::path(e.file).lexically_normal();
+}
+
 // The name a nested header's includer finds it by: beside the includer's copy (a quoted include
 // that resolves next to the original includer), else under the -I directory that holds it.
 std::string nestedName(const TargetSetup& s, const std::string& unit, const IncludeEdge& e, const std::string& includer_name) {
-  if ((fs::path(e.includer).parent_path() / e.as).lexically_normal() == fs::path(e.file).lexically_normal())
+  if (besideIncluder(e))
     return (fs::path(includer_name).parent_path() / e.as).lexically_normal().string();
   if (auto it = s.nvcc_flags.find(unit); it != s.nvcc_flags.end())
     for (const auto& d : it->second.includes)
@@ -96,7 +101,7 @@ std::vector<MirroredHeader> mirroredHeaders(const Pipeline& p, const std::string
     const MirroredHeader here = out[i];
     for (const auto& e : p.includes) {
       if (e.includer != here.file) continue;
-      if ((fs::path(e.includer).parent_path() / e.as).lexically_normal() != fs::path(e.file).lexically_normal()) continue;
+      if (!besideIncluder(e)) continue;
       const std::string n = (fs::path(here.name).parent_path() / e.as).lexically_normal().string();
       if (!place(n, e.file))
         return no("defined in a header (" + k.range.file + ") whose includes cannot be mirrored: " + e.includer +
