@@ -258,6 +258,8 @@ Plans planKernels(Pipeline& p, const Manifest& manifest, const std::optional<Wor
       if (!replay_problem.empty()) p.status.kernelNote(k.name, replay_problem);
     } else if (!captured.empty() || (!p.cfg.run_command.empty() && p.gpu)) {
       replay_problem = "the RUN program did not launch it";
+    } else if (!p.cfg.run_command.empty()) {
+      replay_problem = "the RUN program's launches are captured on a CUDA device, and there is none here";
     }
     if (plan.replay) {
       useCapture(p, plan);
