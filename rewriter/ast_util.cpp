@@ -165,7 +165,8 @@ const clang::FunctionDecl* kernelFromCallee(const clang::Expr* e, const clang::F
   if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(e)) fd = llvm::dyn_cast<clang::FunctionDecl>(dre->getDecl());
   // dependent or through an overload set: the first declaration it names
   if (auto* ule = llvm::dyn_cast<clang::UnresolvedLookupExpr>(e))
-    for (auto* d : ule->decls()) {
+    for (const clang::NamedDecl* nd : ule->decls()) {
+      const clang::NamedDecl* d = nd->getUnderlyingDecl();  // through `using ns::kernel;`
       if (auto* t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) fd = t->getTemplatedDecl();
       else fd = llvm::dyn_cast<clang::FunctionDecl>(d);
       if (fd) break;

@@ -170,3 +170,15 @@ TEST_CASE("canonical: the transfer suite's in-place ReLU (a header kernel) gets 
   INFO(g.reason);
   CHECK(g.applied);
 }
+
+TEST_CASE("canonical: a template kernel launched through a using-declaration in a template launcher has its launch site", "[canonical]") {
+  // ops.cu: `using transfer::detail::sum_kernel;` then `sum_kernel<T><<<(unsigned)blocks, kSumThreads>>>`
+  // inside `template <typename T> static void launch_sum(...)`.
+  Unit u = unitOf("src/ops.cu", "sum_kernel");
+  REQUIRE(u.info.is_template);
+  REQUIRE_FALSE(u.info.launches.empty());
+  for (const LaunchSite& l : u.info.launches) {
+    INFO(l.file << ":" << l.line << " block " << l.block);
+    CHECK(l.block == "kSumThreads");
+  }
+}
