@@ -2,6 +2,7 @@
 
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/Type.h>
 
 namespace klineage {
 
@@ -56,6 +57,22 @@ std::string describe(IntrinsicKind kind) {
     case IntrinsicKind::WarpCollective: return "a warp collective";
   }
   return "an intrinsic";
+}
+
+bool shuffleTakes(const clang::QualType& t) {
+  const auto* bt = t.getCanonicalType()->getAs<clang::BuiltinType>();
+  if (!bt) return false;
+  switch (bt->getKind()) {
+    case clang::BuiltinType::Float:
+    case clang::BuiltinType::Double:
+    case clang::BuiltinType::Int:
+    case clang::BuiltinType::UInt:
+    case clang::BuiltinType::ULongLong:
+    case clang::BuiltinType::LongLong:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string calleeName(const clang::CallExpr* c) {

@@ -9,6 +9,7 @@
 
 namespace clang {
 class CallExpr;
+class QualType;
 }
 
 namespace klineage {
@@ -27,6 +28,11 @@ std::string describe(IntrinsicKind kind);
 // block.sync(), tile.shfl_down()), or the name of a call a template leaves unresolved. "" when the
 // callee has no name (a call through a pointer).
 std::string calleeName(const clang::CallExpr* call);
+
+// Whether __shfl_down_sync / __shfl_xor_sync take a value of type t as the shuffle transforms emit
+// them: float, double, int, unsigned int, long long, unsigned long long (canonical types, so
+// typedefs count). Other types (half, char, structs) are refused by the transforms that shuffle.
+bool shuffleTakes(const clang::QualType& t);
 
 // The list itself, for documentation and tests: {pattern, how it matches, kind}.
 struct IntrinsicPattern {

@@ -151,10 +151,9 @@ class ExpandMacros : public Transform {
     std::vector<clang::Token> toks = lex(src, lo, a, e);
     if (toks.empty() || !toks[0].is(clang::tok::raw_identifier)) return "";
     const std::string name = toks[0].getRawIdentifier().str();
-    clang::IdentifierInfo* ii = pp.getIdentifierTable().find(name) == pp.getIdentifierTable().end()
-                                    ? nullptr
-                                    : pp.getIdentifierTable().find(name)->getValue();
-    if (!ii) return "";
+    const auto found = pp.getIdentifierTable().find(name);
+    if (found == pp.getIdentifierTable().end() || !found->getValue()) return "";
+    const clang::IdentifierInfo* ii = found->getValue();
     const clang::MacroDefinition def = const_cast<clang::Preprocessor&>(pp).getMacroDefinitionAtLoc(ii, src.at(a));
     const clang::MacroInfo* mi = def.getMacroInfo();
     if (!mi) return "";

@@ -22,27 +22,12 @@
 #include "rewriter/ast_util.h"
 #include "rewriter/element_guard.h"
 #include "rewriter/features/cuda_matchers.h"
+#include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
 
 namespace klineage {
 namespace {
-
-bool shufflable(const clang::QualType& t) {
-  const auto* bt = t.getCanonicalType()->getAs<clang::BuiltinType>();
-  if (!bt) return false;
-  switch (bt->getKind()) {
-    case clang::BuiltinType::Float:
-    case clang::BuiltinType::Double:
-    case clang::BuiltinType::Int:
-    case clang::BuiltinType::UInt:
-    case clang::BuiltinType::ULongLong:
-    case clang::BuiltinType::LongLong:
-      return true;
-    default:
-      return false;
-  }
-}
 
 const char* kTree = "for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) kl_sum += __shfl_down_sync(0xffffffffu, kl_sum, kl_offset);";
 
@@ -69,7 +54,7 @@ class BlockReduceAtomic : public Transform {
       return TransformResult::no("the atomic's address has " + e);
     if (std::string e = sideEffectOf(value); !e.empty()) return TransformResult::no("the added value has " + e);
     clang::QualType pt = addr->IgnoreParenImpCasts()->getType();
-    if (!pt->isPointerType() || !shufflable(pt->getPointeeType()))
+    if (!pt->isPointerType() || !shuffleTakes(pt->getPointeeType()))
       return TransformResult::no("the accumulator is not float, double, int or an unsigned/long long integer");
     auto shape = req.facts.shape();
     if (!shape) return TransformResult::no("no single block shape is known for every launch of the kernel");

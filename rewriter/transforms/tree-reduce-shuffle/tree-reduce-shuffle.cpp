@@ -318,22 +318,7 @@ bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) {
   if (!at) return false;
   clang::QualType e = at->getElementType();
   if (e->isDependentType()) return true;
-  if (e.isVolatileQualified()) return false;
-  auto* b = e.getCanonicalType()->getAs<clang::BuiltinType>();
-  if (!b) return false;
-  switch (b->getKind()) {
-    case clang::BuiltinType::Int:
-    case clang::BuiltinType::UInt:
-    case clang::BuiltinType::Long:
-    case clang::BuiltinType::ULong:
-    case clang::BuiltinType::LongLong:
-    case clang::BuiltinType::ULongLong:
-    case clang::BuiltinType::Float:
-    case clang::BuiltinType::Double:
-      return true;
-    default:
-      return false;
-  }
+  return !e.isVolatileQualified() && shuffleTakes(e);
 }
 
 // The forward text for the parts, its first line at the statement's place, the others indented.
