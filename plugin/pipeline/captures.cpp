@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "run_key.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -44,8 +45,9 @@ std::string captureKey(const Config& cfg, const Manifest& manifest) {
   std::string key_text;
   for (const auto& k : manifest.kernels) key_text += k.mangled_name + "=" + k.source_hash + ";";
   for (const auto& a : cfg.run_command) key_text += a + "\x1f";
-  std::string program_hash = "(none)";
-  if (!cfg.run_command.empty() && fs::exists(cfg.run_command[0])) program_hash = fnv1a64Hex(readFile(cfg.run_command[0]));
+  // The program by content, nvcc's temporary names aside (programHash): relinking it is no reason
+  // to capture again.
+  const std::string program_hash = cfg.run_command.empty() ? "(none)" : programHash(cfg.run_command[0]);
   return fnv1a64Hex(key_text + program_hash);
 }
 

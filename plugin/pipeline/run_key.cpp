@@ -59,6 +59,28 @@ std::string fileStamp(const std::string& path) {
   return std::to_string(size) + ":" + std::to_string(mtime.time_since_epoch().count());
 }
 
+std::string programHash(const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = readFile(programPath(path));
+  } catch (const std::exception&) {
+    return "(missing)";
+  }
+  // "tmpxft_" then 8 hex digits (the compiling process's id), "_", 8 hex digits.
+  static const std::string kTmp = "tmpxft_";
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  for (size_t at = bytes.find(kTmp); at != std::string::npos; at = bytes.find(kTmp, at + 1)) {
+    const size_t id = at + kTmp.size();
+    if (id + 17 > bytes.size() || bytes[id + 8] != '_') continue;
+    bool ok = true;
+    for (size_t i = 0; i < 17 && ok; ++i) ok = i == 8 || hex(bytes[id + i]);
+    if (ok)
+      for (size_t i = 0; i < 17; ++i)
+        if (i != 8) bytes[id + i] = '0';
+  }
+  return fnv1a64Hex(bytes);
+}
+
 std::string deviceKeyText(const DeviceProbe& d) {
   if (!d.available) return "no CUDA device";
   return d.device + " " + d.arch + " cuda " + d.driver + " driver " + d.driver_version;
@@ -97,7 +119,7 @@ std::string runKey(const TargetSetup& setup, const std::vector<std::string>& fil
   }
   text += "klineage " + fileStamp(selfExe()) + "\nrunner " + fileStamp(cfg.runner.empty() ? "klineage-runner" : cfg.runner) +
           "\nnvcc " + fileStamp(cfg.nvcc) + "\n";
-  if (!cfg.run_command.empty()) text += "run " + fileStamp(cfg.run_command[0]) + "\n";
+  if (!cfg.run_command.empty()) text += "run " + programHash(cfg.run_command[0]) + "\n";
   for (const char* v : {"KLINEAGE_LLM_URL", "KLINEAGE_LLM_MODEL", "KLINEAGE_CUDA_PATH", "KLINEAGE_CLANG_RESOURCE_DIR",
                         "KLINEAGE_COMPAT_DIR", "CUDA_VISIBLE_DEVICES"}) {
     const char* e = std::getenv(v);

@@ -28,6 +28,13 @@ struct LastRun {
 // klineage-runner, nvcc, the RUN program) without reading it.
 std::string fileStamp(const std::string& path);
 
+// The hash of a program's bytes with nvcc's temporary file names made neutral: nvcc writes
+// "tmpxft_<pid>_<n>-..." names into every object it compiles, so the same source compiled and
+// linked again gives a program that differs only there. "(missing)" without the file; a command
+// found on the PATH is hashed there. The RUN program's identity, in both the no-op key and the
+// capture key: a relink that produces the same program is not a change.
+std::string programHash(const std::string& path);
+
 // The device fields every key holds: availability, model, architecture, the CUDA version the
 // driver supports and the driver's own version.
 std::string deviceKeyText(const DeviceProbe& d);
@@ -37,8 +44,8 @@ std::string deviceKeyText(const DeviceProbe& d);
 std::vector<std::string> runFiles(const TargetSetup& setup, const Manifest& manifest);
 
 // The whole-run key: the config file's text, the contents of `files`, each source's compile flags,
-// every file under the skill directories, the stamps of klineage itself, klineage-runner, nvcc and
-// the RUN program, the environment variables that change a run, the device, and `options` (the
+// every file under the skill directories, the stamps of klineage itself, klineage-runner and nvcc,
+// the RUN program's programHash, the environment variables that change a run, the device, and `options` (the
 // command line's choices).
 std::string runKey(const TargetSetup& setup, const std::vector<std::string>& files, const DeviceProbe& device,
                    const std::string& options);

@@ -21,6 +21,7 @@
 #include "context.h"
 #include "features/feature.h"
 #include "optimize.h"
+#include "run_key.h"
 #include "plan.h"
 #include "select.h"
 #include "support/pipeline_project.h"
@@ -302,6 +303,35 @@ TEST_CASE("seams: a capture is reused until a kernel's source changes, then take
   REQUIRE(run(p, gpu, no_cache) == 0);
   CHECK(run.cap.calls == 3);
   CHECK(run.status.saw("is corrupt"));
+}
+
+TEST_CASE("seams: the RUN program linked again into the same bytes is no change, another program is",
+          "[pipeline][capture][cache]") {
+  Project p(1);
+  // A program as nvcc leaves it: its temporary file names carry the compiling process's id.
+  const auto program = [&](const std::string& pid, const std::string& code) {
+    return p.write("bin/check", "\x7f" "ELF " + code + " tmpxft_" + pid + "_00000000-6_check.cudafe1.cpp end");
+  };
+  const std::string path = program("00001559", "main");
+  p.setConfig("run", {{"command", {path}}});
+  ReplayRunner gpu;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  REQUIRE(run.cap.calls == 1);
+  const size_t jobs = gpu.jobs.size();
+  program("000017f8", "main");  // compiled and linked again by another nvcc process
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.status.saw("nothing changed since the last run"));
+  CHECK(run.cap.calls == 1);
+  CHECK(gpu.jobs.size() == jobs);
+  program("000017f8", "main2");  // its code changed: captured and run again
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 2);
+  const std::string changed = klineage::programHash(path);
+  const std::string one = klineage::programHash(program("0000abcd", "main"));
+  CHECK(changed != one);
+  CHECK(one == klineage::programHash(program("00001559", "main")));
+  CHECK(klineage::programHash((p.root / "bin/none").string()) == "(missing)");
 }
 
 TEST_CASE("seams: the budget caps variants per kernel, a kernel launched from outside gets no geometry change",
