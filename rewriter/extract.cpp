@@ -12,6 +12,7 @@
 #include <clang/Frontend/ASTUnit.h>
 
 #include "ast_util.h"
+#include "core/parallel.h"
 #include "features/cuda_matchers.h"
 #include "features/feature.h"
 
@@ -551,22 +552,34 @@ static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string
 }
 
 Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources, const Overlay& overlay,
-                         const std::function<void(const std::string&)>& log) {
+                         const std::function<void(const std::string&)>& log, unsigned threads) {
   Manifest m;
   m.target = target;
   for (const auto& s : sources) m.sources.push_back(s.file);
-  for (const auto& s : sources) {
-    if (log) log("extract: parsing " + s.file);
-    ParsedUnit pu = parseUnit(s.file, s.clang_args, overlay);
-    if (pu.error_count > 0 || !pu.ast) {
-      ParseDiagnostic d;
-      d.file = s.file;
-      d.errors = pu.errors;
-      if (!pu.ast) d.errors.push_back("clang could not build an AST for this file");
-      m.diagnostics.push_back(d);
+  // Parsing is the slow part and independent per source: a batch of `threads` sources is parsed
+  // at once, then read in the sources' order, so the manifest does not depend on the threads.
+  const size_t batch = std::max(1u, threads);
+  for (size_t first = 0; first < sources.size(); first += batch) {
+    const size_t n = std::min(batch, sources.size() - first);
+    if (log)
+      for (size_t i = 0; i < n; ++i) log("extract: parsing " + sources[first + i].file);
+    std::vector<ParsedUnit> parsed(n);
+    parallelFor(n, n, [&](size_t i) {
+      parsed[i] = parseUnit(sources[first + i].file, sources[first + i].clang_args, overlay);
+    });
+    for (size_t i = 0; i < n; ++i) {
+      ParsedUnit& pu = parsed[i];
+      if (pu.error_count > 0 || !pu.ast) {
+        ParseDiagnostic d;
+        d.file = sources[first + i].file;
+        d.errors = pu.errors;
+        if (!pu.ast) d.errors.push_back("clang could not build an AST for this file");
+        m.diagnostics.push_back(d);
+      }
+      if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
+      if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files, m.includes);
+      pu = ParsedUnit{};  // its AST is no longer needed
     }
-    if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
-    if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files, m.includes);
   }
   std::sort(m.files.begin(), m.files.end());
   // Merge launch sites recorded before their kernel's definition was seen.

@@ -35,8 +35,10 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
 
 // Parses every source and builds the manifest. A source clang cannot parse cleanly gets its first
 // errors recorded in manifest.diagnostics; the kernels clang still understood are listed.
+// `threads` sources are parsed at once (at most that many ASTs are held); the manifest is the
+// same for any number.
 Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources,
                          const Overlay& overlay = {},
-                         const std::function<void(const std::string&)>& log = nullptr);
+                         const std::function<void(const std::string&)>& log = nullptr, unsigned threads = 1);
 
 }  // namespace klineage

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/fs.h"
+#include "core/manifest.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -84,6 +85,15 @@ void to_json(nlohmann::json& j, const LaunchRecord& r) {
                       {"before_crc32", a.before_crc32}, {"after", a.after}, {"after_crc32", a.after_crc32}});
   j = {{"format", "klineage-launch-record-1"}, {"kernel", r.kernel}, {"mangled", r.mangled}, {"grid", r.grid},
        {"block", r.block}, {"shmem", r.shmem}, {"stream", hex(r.stream)}, {"params", params}, {"allocations", allocs}};
+}
+
+std::string recordContentKey(const LaunchRecord& r) {
+  nlohmann::json j = r;
+  j.erase("stream");
+  for (auto& q : j["params"])
+    if (!q["pointer"].is_null()) q.erase("bytes");  // the address; the replay re-bases it
+  for (auto& a : j["allocations"]) a.erase("base");
+  return fnv1a64Hex(j.dump());
 }
 
 void from_json(const nlohmann::json& j, LaunchRecord& r) {

@@ -74,6 +74,13 @@ struct CorruptRecord : std::runtime_error {
 };
 LaunchRecord loadRecord(const std::string& dir, bool verify_blobs = true);
 
+// What a replay of the record depends on, as one hash: the kernel, geometry, each parameter's
+// bytes (a pointer as its allocation and offset, not its address), each allocation's size and its
+// blobs' sizes and CRC-32s. Two captures of the same launch (another run of the same program, in
+// another directory, at other addresses) have the same key; the result cache keys replayed jobs
+// on it instead of the record's directory.
+std::string recordContentKey(const LaunchRecord& r);
+
 // Writes record.json atomically (the blobs must already be written).
 void saveRecord(const std::string& dir, const LaunchRecord& r);
 

@@ -75,7 +75,7 @@ std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& st
 namespace {
 
 Manifest extractStage(Pipeline& p) {
-  Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse());
+  Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse(), {}, nullptr, p.jobs);
   p.includes = manifest.includes;
   atomicWrite(p.layout.manifest(), nlohmann::json(manifest).dump(2) + "\n");
   for (const auto& d : manifest.diagnostics) {
@@ -326,6 +326,7 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     fs::remove(layout.lastRun(), ec);
   }
   Pipeline p = makePipeline(setup, layout, seams, own);
+  p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   fs::create_directories(layout.root);
   p.status.info("klineage: optimizing target '" + p.cfg.target + "' (" + std::to_string(p.cfg.sources.size()) +
                 " CUDA sources)");
@@ -353,7 +354,6 @@ int runOptimize(const OptimizeOptions& opt, const PipelineSeams& seams) {
     cache.emplace(layout.resultCache(), status, std::move(skill_files), p.device);
     p.cache = &*cache;
   }
-  p.jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   readOriginals(p, manifest);
   clock.lap("load");  // skills, workload, the device probe
   const auto captured = capturedLaunches(p, manifest);

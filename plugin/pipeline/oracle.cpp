@@ -4,6 +4,7 @@
 
 #include "compile.h"
 #include "context.h"
+#include "core/parallel.h"
 #include "header_kernels.h"
 #include "oracle/promote_precision.h"
 #include "rewriter/apply.h"
@@ -30,17 +31,25 @@ std::string firstError(const std::string& log) {
 }  // namespace
 
 void prepareOracles(Pipeline& p, Plans& plans) {
+  // Each kernel's promotion parses its unit with clang: several kernels at once.
+  std::vector<StepResult> promoted(plans.kernels.size());
+  parallelFor(plans.kernels.size(), p.jobs, [&](size_t i) {
+    const KernelPlan& plan = plans.kernels[i];
+    const KernelInfo& k = *plan.info;
+    if (plan.wk && plan.wk->check_given) return;
+    promoted[i] = applyStep(p.originals, p.setup.clang_args, k.range.file, k.name, promotePrecision(), Direction::Forward,
+                            {}, {}, k.in_header ? unitOf(k) : "");
+  });
   std::vector<CompileRequest> reqs;
   std::vector<KernelPlan*> req_plan;
-  for (KernelPlan& plan : plans.kernels) {
+  for (size_t i = 0; i < plans.kernels.size(); ++i) {
+    KernelPlan& plan = plans.kernels[i];
     const KernelInfo& k = *plan.info;
     if (plan.wk && plan.wk->check_given) {
       plan.oracle_none = "the workload gives this kernel's tolerance (check in " + plan.wk->file + ")";
       continue;
     }
-    const std::string unit = k.in_header ? unitOf(k) : "";
-    StepResult r = applyStep(p.originals, p.setup.clang_args, k.range.file, k.name, promotePrecision(), Direction::Forward,
-                             {}, {}, unit);
+    const StepResult& r = promoted[i];
     if (!r.applied) {
       plan.oracle_none = r.reason + (r.errors.empty() ? "" : ": " + r.errors.front());
       continue;

@@ -8,6 +8,7 @@
 #include "core/launch_eval.h"
 #include "gate_jobs.h"
 #include "header_kernels.h"
+#include "result_cache.h"
 #include "transform.h"
 
 namespace klineage {
@@ -88,7 +89,16 @@ std::string checkReplay(Pipeline& p, KernelPlan& plan, const LaunchRecord& big, 
   b.work_dir = p.layout.fidelityWork(k.name).string();
   b.timeout_s = runnerProcessLimit(b.job.launch_timeout_s);
   const Tolerance tol = b.job.tolerance;
-  RunnerResult fr = p.backend.runOne(std::move(b));
+  // The same check of the same launch on this device before (result_cache.h): its answer, no job.
+  const std::string key = p.cache ? p.cache->runKey("fidelity", b.job) : "";
+  const std::string what = b.id;
+  std::optional<RunnerResult> cached;
+  if (p.cache) cached = p.cache->restoreRun(key, what);
+  RunnerResult fr = cached ? *cached : p.backend.runOne(std::move(b));
+  if (cached) p.status.kernelNote(k.name, "the replay check of its captured launch: from the result cache");
+  // Only a replay that reproduced the capture is kept: a failed check (float atomics make some
+  // flaky) is made again next time.
+  else if (p.cache && fr.status == RunStatus::Ok && fr.fidelity_ok && *fr.fidelity_ok) p.cache->storeRun(key, what, fr);
   if (fr.status == RunStatus::Error) return "the capture cannot be replayed: " + fr.reason;
   if (!fr.fidelity_ok || !*fr.fidelity_ok)
     return "not replayable: " + (fr.fidelity_reason.empty() ? fr.reason : fr.fidelity_reason);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/launch_record.h"
 #include "core/manifest.h"
 #include "run_key.h"
 #include "status.h"
@@ -51,16 +52,68 @@ std::string ResultCache::gateKey(const VariantReport& r, const std::vector<const
                                  const std::string& sanitize) {
   std::string text = "klineage-result-cache-" + std::to_string(kResultCacheFormat) + "\n" + device_ + "\n";
   text += "repeat=" + std::to_string(repeat) + " sanitize=" + sanitize + "\n" + skillsText(r.variant) + "\n";
-  // The jobs as the runner gets them (geometry, arguments, tolerances, probes, limits, the
-  // captured launch), the cubins by their bytes instead of their paths.
-  for (const RunnerJob* j : jobs) {
-    RunnerJob copy = *j;
-    copy.original.cubin = contentHash(j->original.cubin);
-    copy.variant.cubin = contentHash(j->variant.cubin);
-    if (copy.oracle) copy.oracle->cubin = contentHash(j->oracle->cubin);
-    text += nlohmann::json(copy).dump() + "\n";
-  }
+  for (const RunnerJob* j : jobs) text += jobText(*j) + "\n";
   return fnv1a64Hex(text);
+}
+
+// The job as the runner gets it (geometry, arguments, tolerances, probes, limits, the captured
+// launch), the cubins by their bytes instead of their paths and the captured launch by its
+// content (recordContentKey) instead of its directory: a capture taken again, in the directory of
+// another capture key, replays the same launch.
+std::string ResultCache::jobText(const RunnerJob& j) {
+  RunnerJob copy = j;
+  copy.original.cubin = contentHash(j.original.cubin);
+  copy.variant.cubin = contentHash(j.variant.cubin);
+  if (copy.oracle) copy.oracle->cubin = contentHash(j.oracle->cubin);
+  if (copy.replay) copy.replay->record_dir = recordKey(j.replay->record_dir);
+  return nlohmann::json(copy).dump();
+}
+
+std::string ResultCache::recordKey(const std::string& dir) {
+  auto it = record_key_.find(dir);
+  if (it != record_key_.end()) return it->second;
+  std::string key;
+  try {
+    key = "record " + recordContentKey(loadRecord(dir, /*verify_blobs=*/false));
+  } catch (const std::exception&) {
+    key = "record in " + dir;  // unreadable here: the runner will say so; no entry matches it
+  }
+  return record_key_[dir] = key;
+}
+
+std::string ResultCache::runKey(const std::string& kind, const RunnerJob& job) {
+  return fnv1a64Hex("klineage-run-cache-" + std::to_string(kResultCacheFormat) + "\n" + kind + "\n" + device_ + "\n" +
+                    jobText(job) + "\n");
+}
+
+std::optional<RunnerResult> ResultCache::restoreRun(const std::string& key, const std::string& what) {
+  const fs::path path = dir_ / (key + ".json");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(readFile(path));
+    if (j.value("format", 0) != kResultCacheFormat) return std::nullopt;
+    if (j.at("key").get<std::string>() != key) throw std::runtime_error("it holds the key " + j.at("key").dump());
+    RunnerResult r = j.at("run").get<RunnerResult>();
+    used_.insert(key);
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+    return r;
+  } catch (const std::exception& e) {
+    status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); running " + what + " again");
+    return std::nullopt;
+  }
+}
+
+void ResultCache::storeRun(const std::string& key, const std::string& what, const RunnerResult& r) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  const nlohmann::json j = {{"format", kResultCacheFormat}, {"key", key}, {"job", what}, {"device", device_},
+                            {"stored_at", now.count()}, {"run", r}};
+  try {
+    atomicWrite(dir_ / (key + ".json"), j.dump(1) + "\n");
+    used_.insert(key);
+  } catch (const std::exception& e) {
+    status_.warning("cannot store the result of " + what + " in the result cache: " + e.what());
+  }
 }
 
 std::string ResultCache::compileKey(const VariantReport& r, const std::vector<std::string>& argv,

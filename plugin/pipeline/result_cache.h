@@ -6,6 +6,7 @@
 #pragma once
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ class ResultCache {
   std::string compileKey(const VariantReport& r, const std::vector<std::string>& argv,
                          const std::vector<std::string>& own_paths) const;
 
+  // A runner job outside the gate (`kind`: "fidelity", the replay check of a captured launch), keyed
+  // like gateKey's jobs; its stored result, if any (a warning naming the file when unreadable);
+  // stores a result under the key. `what` names the job in messages ("saxpy/fidelity").
+  std::string runKey(const std::string& kind, const RunnerJob& job);
+  std::optional<RunnerResult> restoreRun(const std::string& key, const std::string& what);
+  void storeRun(const std::string& key, const std::string& what, const RunnerResult& r);
+
   // Fills r's outcome, reason, times, run and checks from the entry under r.cache_key and marks it
   // cached; false when there is none. An unreadable entry is a warning naming the file, and a miss.
   bool restore(VariantReport& r);
@@ -62,7 +70,11 @@ class ResultCache {
   std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
   std::set<std::string> used_;                  // keys this run restored or stored: never pruned
 
+  std::map<std::string, std::string> record_key_;  // record directory -> "record <content key>"
+
   std::string contentHash(const std::string& path);
+  std::string recordKey(const std::string& dir);
+  std::string jobText(const RunnerJob& job);
   std::string skillsText(const Variant& v) const;
 };
 

@@ -185,3 +185,29 @@ TEST_CASE("launch record: an unchanged allocation's after blob is its before blo
   }
   requireCorrupt([&] { loadRecord(t.path.string()); }, t.path / "a0.before.bin", "corrupt shared blob");
 }
+
+TEST_CASE("launch record: the content key ignores where the launch was, not what it ran on", "[launch_record]") {
+  TempDir t;
+  const LaunchRecord r = sampleRecord(t.path);
+  const std::string key = recordContentKey(r);
+  SECTION("another run of the program: other addresses, another stream, another directory") {
+    LaunchRecord moved = r;
+    moved.stream = 0;
+    moved.dir = "/elsewhere/saxpy.0";
+    for (auto& a : moved.allocations) a.base += 0x200000000ull;
+    moved.params[2].bytes_hex = "00001000027f0000";
+    moved.params[3].bytes_hex = "40001000027f0000";
+    CHECK(recordContentKey(moved) == key);
+  }
+  SECTION("what the replay reads or checks differs: another key") {
+    LaunchRecord other = r;
+    SECTION("a scalar") { other.params[0].bytes_hex = "00200000"; }
+    SECTION("an input's bytes") { other.allocations[0].before_crc32 ^= 1; }
+    SECTION("the memory after") { other.allocations[1].after_crc32 ^= 1; }
+    SECTION("a pointer's offset") { other.params[3].pointer->offset = 128; }
+    SECTION("an allocation's size") { other.allocations[1].size = 2000; }
+    SECTION("the grid") { other.grid.x = 2048; }
+    SECTION("the shared memory") { other.shmem = 0; }
+    CHECK(recordContentKey(other) != key);
+  }
+}

@@ -44,7 +44,8 @@ std::string hexLE(unsigned long long v, unsigned bytes) {
 }
 
 // One captured launch of saxpy(int n, float a, const float* x, float* y) with n elements.
-void writeSaxpyRecord(const fs::path& dir, unsigned n, const std::string& mangled) {
+// `shift` moves every device address, as another run of the program may.
+void writeSaxpyRecord(const fs::path& dir, unsigned n, const std::string& mangled, unsigned long long shift = 0) {
   fs::create_directories(dir);
   const std::string x(n * 4, '\1'), y(n * 4, '\2');
   atomicWrite(dir / "a0.before.bin", x);
@@ -56,7 +57,7 @@ void writeSaxpyRecord(const fs::path& dir, unsigned n, const std::string& mangle
   r.mangled = mangled;
   r.grid = {(n + 255) / 256, 1, 1};
   r.block = {256, 1, 1};
-  const unsigned long long bx = 0x7f0000100000ull, by = 0x7f0000800000ull;
+  const unsigned long long bx = 0x7f0000100000ull + shift, by = 0x7f0000800000ull + shift;
   r.params = {{0, 0, 4, hexLE(n, 4), std::nullopt},
               {1, 4, 4, "00000040", std::nullopt},
               {2, 8, 8, hexLE(bx, 8), RecordedPointer{0, 0}},
@@ -74,8 +75,10 @@ struct FakeCapturer : Capturer {
     std::string mangled;
     for (size_t i = 0; i < o.kernels_names.size(); ++i)
       if (o.kernels_names[i] == "saxpy") mangled = o.kernels_mangled[i];
-    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled);
-    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1024, mangled);
+    // Each capture at other addresses: the same launches, as a real run of the program may place them.
+    const unsigned long long shift = (calls - 1) * 0x10000000ull;
+    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled, shift);
+    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1024, mangled, shift);
     CaptureSummary s;
     s.command = o.command;
     s.records = {"saxpy.0", "saxpy.1"};
@@ -303,6 +306,73 @@ TEST_CASE("seams: a capture is reused until a kernel's source changes, then take
   REQUIRE(run(p, gpu, no_cache) == 0);
   CHECK(run.cap.calls == 3);
   CHECK(run.status.saw("is corrupt"));
+}
+
+TEST_CASE("seams: a capture taken again after another kernel's edit reuses the unchanged kernel's results",
+          "[pipeline][capture][cache]") {
+  Project p(4);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  Run run;
+  REQUIRE(run(p, gpu) == 0);
+  REQUIRE(run.cap.calls == 1);
+  size_t saxpy_jobs = 0;
+  for (const auto& j : gpu.jobs) saxpy_jobs += j.original.function.find("saxpy") != std::string::npos;
+  REQUIRE(saxpy_jobs > 1);  // its replay check and its variants
+  const size_t before = gpu.jobs.size();
+  // relu's code changes: the capture key does, so the program is captured again, at other addresses
+  std::string src = readFile(p.root / "src/relu.cu");
+  src.replace(src.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu) == 0);
+  CHECK(run.cap.calls == 2);
+  // saxpy's launches have the same content: its replay check and every variant from the cache
+  // (relu, which the program does not launch, is gated again on its workload entry)
+  size_t saxpy_again = 0;
+  for (size_t i = before; i < gpu.jobs.size(); ++i) saxpy_again += gpu.jobs[i].original.function.find("saxpy") != std::string::npos;
+  CHECK(saxpy_again == 0);
+  CHECK(run.status.saw("the replay check of its captured launch: from the result cache"));
+  size_t variants = 0, cached = 0;
+  const nlohmann::json rep = p.report();
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["is_original"].get<bool>() || v["variant"]["kernel"] != "saxpy" || v.contains("same_as")) continue;
+    ++variants;
+    cached += v.value("cached", false);
+  }
+  CHECK(variants > 0);
+  CHECK(cached == variants);
+  // A launch whose data differ is gated again: another capture with other inputs
+  const size_t jobs = gpu.jobs.size();
+  struct OtherData : Capturer {
+    int capture(const CaptureOptions& o, CaptureSummary* out) override {
+      std::string mangled;
+      for (size_t i = 0; i < o.kernels_names.size(); ++i)
+        if (o.kernels_names[i] == "saxpy") mangled = o.kernels_mangled[i];
+      writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled);
+      writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1000, mangled);  // another n
+      CaptureSummary s;
+      s.command = o.command;
+      s.records = {"saxpy.0", "saxpy.1"};
+      atomicWrite(fs::path(o.out_dir) / "capture.json", nlohmann::json(s).dump(2));
+      *out = s;
+      return 0;
+    }
+  } other;
+  src.replace(src.find("0.0f < in[i]"), 12, "in[i] > 0.0f");
+  atomicWrite(p.root / "src/relu.cu", src);
+  PipelineSeams s;
+  FakeCompiler cc;
+  RecordingStatus status;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  s.compiler = &cc;
+  s.runner = &gpu;
+  s.capturer = &other;
+  s.status = &status;
+  REQUIRE(runOptimize(opt, s) == 0);
+  size_t saxpy_third = 0;
+  for (size_t i = jobs; i < gpu.jobs.size(); ++i) saxpy_third += gpu.jobs[i].original.function.find("saxpy") != std::string::npos;
+  CHECK(saxpy_third > 0);
 }
 
 TEST_CASE("seams: the RUN program linked again into the same bytes is no change, another program is",

@@ -540,3 +540,20 @@ __global__ void vec(int n, float* in, float* out, float* off, float* esc) {
   CHECK(param(*k, "esc")->read);
   CHECK(param(*k, "esc")->written);
 }
+
+TEST_CASE("extract: parsing several sources at once gives the same manifest as one at a time", "[extract]") {
+  // The transfer suite: 20 sources, kernels in nested headers, templates launched through
+  // using-declarations, launch sites before their kernel's definition is seen.
+  const std::string root = std::string(KLINEAGE_SOURCE_DIR) + "/examples/transfer";
+  std::vector<SourceToParse> sources;
+  for (const auto& e : fs::directory_iterator(root + "/src"))
+    if (e.path().extension() == ".cu" && e.path().filename() != "check.cu")
+      sources.push_back({e.path().string(), test::testClangArgs(root + "/include")});
+  std::sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
+  REQUIRE(sources.size() >= 5);
+  sources.resize(5);  // enough for two batches of 3; every source parse costs ~1 s here
+  const Manifest one = extractManifest("t", sources, {}, nullptr, 1);
+  const Manifest three = extractManifest("t", sources, {}, nullptr, 3);
+  REQUIRE_FALSE(one.kernels.empty());
+  CHECK(nlohmann::json(three).dump() == nlohmann::json(one).dump());
+}
