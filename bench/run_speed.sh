@@ -54,7 +54,8 @@ python3 "$root/scripts/runner-phases.py" $(find "$build" -name runner.log) | hea
 # What the capture stage costs beyond the program itself: the RUN program alone, not captured.
 t0=$(date +%s.%N)
 "$build/klineage/_capture-build/transfer_check" >"$work/program.log" 2>&1
-echo "run-speed: the RUN program alone (not captured): $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, exit $?"
+rc=$?
+echo "run-speed: the RUN program alone (not captured): $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, exit $rc"
 timed noop
 touch "$src/src/check.cu"
 timed relink
