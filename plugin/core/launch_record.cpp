@@ -87,12 +87,15 @@ void to_json(nlohmann::json& j, const LaunchRecord& r) {
        {"block", r.block}, {"shmem", r.shmem}, {"stream", hex(r.stream)}, {"params", params}, {"allocations", allocs}};
 }
 
-std::string recordContentKey(const LaunchRecord& r) {
+std::string recordContentKey(const LaunchRecord& r, bool with_after) {
   nlohmann::json j = r;
   j.erase("stream");
   for (auto& q : j["params"])
     if (!q["pointer"].is_null()) q.erase("bytes");  // the address; the replay re-bases it
-  for (auto& a : j["allocations"]) a.erase("base");
+  for (auto& a : j["allocations"]) {
+    a.erase("base");
+    if (!with_after) a.erase("after_crc32");
+  }
   return fnv1a64Hex(j.dump());
 }
 

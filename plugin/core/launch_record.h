@@ -78,8 +78,10 @@ LaunchRecord loadRecord(const std::string& dir, bool verify_blobs = true);
 // bytes (a pointer as its allocation and offset, not its address), each allocation's size and its
 // blobs' sizes and CRC-32s. Two captures of the same launch (another run of the same program, in
 // another directory, at other addresses) have the same key; the result cache keys replayed jobs
-// on it instead of the record's directory.
-std::string recordContentKey(const LaunchRecord& r);
+// on it instead of the record's directory. Without `with_after` the `after` blobs' CRC-32s are left
+// out: a replay that does not check fidelity never compares with them (the gate's variant jobs),
+// so a launch whose result differs from run to run (float atomics) keeps its key.
+std::string recordContentKey(const LaunchRecord& r, bool with_after = true);
 
 // Writes record.json atomically (the blobs must already be written).
 void saveRecord(const std::string& dir, const LaunchRecord& r);

@@ -65,20 +65,21 @@ std::string ResultCache::jobText(const RunnerJob& j) {
   copy.original.cubin = contentHash(j.original.cubin);
   copy.variant.cubin = contentHash(j.variant.cubin);
   if (copy.oracle) copy.oracle->cubin = contentHash(j.oracle->cubin);
-  if (copy.replay) copy.replay->record_dir = recordKey(j.replay->record_dir);
+  if (copy.replay) copy.replay->record_dir = recordKey(j.replay->record_dir, j.replay->check_fidelity);
   return nlohmann::json(copy).dump();
 }
 
-std::string ResultCache::recordKey(const std::string& dir) {
-  auto it = record_key_.find(dir);
+std::string ResultCache::recordKey(const std::string& dir, bool with_after) {
+  const std::string at = dir + (with_after ? "" : " (no after)");
+  auto it = record_key_.find(at);
   if (it != record_key_.end()) return it->second;
   std::string key;
   try {
-    key = "record " + recordContentKey(loadRecord(dir, /*verify_blobs=*/false));
+    key = "record " + recordContentKey(loadRecord(dir, /*verify_blobs=*/false), with_after);
   } catch (const std::exception&) {
     key = "record in " + dir;  // unreadable here: the runner will say so; no entry matches it
   }
-  return record_key_[dir] = key;
+  return record_key_[at] = key;
 }
 
 std::string ResultCache::runKey(const std::string& kind, const RunnerJob& job) {

@@ -70,10 +70,10 @@ class ResultCache {
   std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
   std::set<std::string> used_;                  // keys this run restored or stored: never pruned
 
-  std::map<std::string, std::string> record_key_;  // record directory -> "record <content key>"
+  std::map<std::string, std::string> record_key_;  // record directory (+ with_after) -> "record <content key>"
 
   std::string contentHash(const std::string& path);
-  std::string recordKey(const std::string& dir);
+  std::string recordKey(const std::string& dir, bool with_after);
   std::string jobText(const RunnerJob& job);
   std::string skillsText(const Variant& v) const;
 };
