@@ -85,6 +85,9 @@ std::string checkReplay(Pipeline& p, KernelPlan& plan, const LaunchRecord& big, 
   b.job.profile.enabled = false;
   if (plan.wk) b.job.tolerance = plan.wk->check;
   b.job.replay = replaySpec(k, big.dir, /*check_fidelity=*/true);
+  // Atomics may add floats in another order every run. Two runs that happen to agree would hide
+  // it, and the capture's own order would then read as "not replayable": more runs see it.
+  if (k.features.atomics) b.job.replay->determinism_runs = kAtomicsDeterminismRuns;
   b.job.launch_timeout_s = p.cfg.timeout_s * 3;
   b.work_dir = p.layout.fidelityWork(k.name).string();
   b.timeout_s = runnerProcessLimit(b.job.launch_timeout_s);

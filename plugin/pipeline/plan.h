@@ -16,6 +16,10 @@ namespace klineage {
 
 struct TransformFacts;  // rewriter/transform.h
 
+// Runs of the original in the replay check of a kernel with atomics (two otherwise): float atomics
+// can agree twice by chance and still differ from the capture's order.
+constexpr unsigned kAtomicsDeterminismRuns = 5;
+
 struct KernelPlan {
   // The kernel as gated: the manifest's entry, or for a template kernel the instantiation gated
   // (its mangled name and parameter types), and for a header kernel the unit it compiles through

@@ -375,6 +375,29 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
   CHECK(saxpy_third > 0);
 }
 
+TEST_CASE("seams: the replay check runs a kernel with atomics more often to see float atomics differ",
+          "[pipeline][capture]") {
+  auto fidelityRuns = [](Project& p) {
+    p.setConfig("run", {{"command", {"/bin/true"}}});
+    ReplayRunner gpu;
+    Run run;
+    OptimizeOptions only;
+    only.only_kernel = "saxpy";
+    REQUIRE(run(p, gpu, only) == 0);
+    for (const auto& j : gpu.jobs)
+      if (j.replay && j.replay->check_fidelity) return j.replay->determinism_runs;
+    FAIL("no replay check");
+    return 0u;
+  };
+  Project plain(1);
+  CHECK(fidelityRuns(plain) == 2);
+  // The same launch, its sum made with an atomic
+  std::string atomic = readFile(fs::path(KLINEAGE_SOURCE_DIR) / "examples/quickstart/src/saxpy.cu");
+  atomic.replace(atomic.find("y[i] = a * x[i] + y[i];"), 23, "atomicAdd(&y[i], a * x[i]);");
+  Project with_atomics(1, {{"src/saxpy.cu", atomic}});
+  CHECK(fidelityRuns(with_atomics) == kAtomicsDeterminismRuns);
+}
+
 TEST_CASE("seams: the RUN program linked again into the same bytes is no change, another program is",
           "[pipeline][capture][cache]") {
   Project p(1);
