@@ -7,8 +7,10 @@
 
 #include "context.h"
 #include "core/cubin.h"
+#include "core/fs.h"
 #include "transform.h"
 #include "result_cache.h"
+#include "run_key.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -86,12 +88,45 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
   for (size_t i = 0; i < cubins; ++i) {
     const std::string& f = reqs[i].id;
     const std::string object = objectOf(reqs[i].cubin);
-    std::error_code ec;
-    fs::remove(object, ec);  // an older run's object must not stand in for this one
     reqs.push_back({f + " (host object)", nvccObjectArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(f), p.archFor(f), f, object),
                     object});
   }
-  auto res = compileAll(p.compiler, reqs, p.jobs);
+  // With the result cache (klineage optimize), an output whose stamp (<output>.key) holds the key
+  // of its compile as now is not compiled again: the compiler's command line and stamp, the
+  // source's text and every project header the extraction read (not the other target sources:
+  // editing one source recompiles only it). `klineage gate`, `klineage ci` and --no-cache compile.
+  std::string headers;
+  const std::set<std::string> sources(manifest.sources.begin(), manifest.sources.end());
+  for (const auto& h : manifest.files)
+    if (!sources.count(h)) headers += h + " " + fileHash(h).value_or("(missing)") + "\n";
+  std::vector<std::string> keys(reqs.size());
+  std::vector<CompileRequest> todo;
+  std::vector<size_t> todo_of;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const std::string& out_file = reqs[i].cubin;  // the cubin, or the host object
+    const std::string& src = reqs[i < cubins ? i : i - cubins].id;
+    std::string text = "klineage-original-compile-1\n" + fileStamp(reqs[i].argv[0]) + "\n";
+    for (const auto& a : reqs[i].argv) text += a + "\x1f";
+    text += "\n" + src + " " + fileHash(src).value_or("(missing)") + "\n" + headers;
+    keys[i] = fnv1a64Hex(text);
+    std::error_code ec;
+    const fs::path stamp = out_file + ".key";
+    if (p.cache && fs::exists(out_file, ec) && fs::exists(stamp, ec) && readFile(stamp) == keys[i]) continue;
+    // Until this compile succeeds, neither an older output nor its stamp stands in for it.
+    fs::remove(stamp, ec);
+    fs::remove(out_file, ec);
+    todo.push_back(reqs[i]);
+    todo_of.push_back(i);
+  }
+  std::vector<CompileResult> res(reqs.size(), CompileResult{true, "", 0});
+  const std::vector<CompileResult> done = compileAll(p.compiler, todo, p.jobs);
+  for (size_t j = 0; j < todo.size(); ++j) {
+    res[todo_of[j]] = done[j];
+    if (done[j].ok && p.cache) atomicWrite(todo[j].cubin + ".key", keys[todo_of[j]]);
+  }
+  if (todo.size() < reqs.size())
+    p.status.info("klineage: " + std::to_string(reqs.size() - todo.size()) + " of " + std::to_string(reqs.size()) +
+                  " original cubins and host objects unchanged since the last run: not compiled again");
   for (size_t i = cubins; i < reqs.size(); ++i)
     if (!res[i].ok && res[i - cubins].ok)
       p.status.warning("klineage: " + reqs[i].id + " does not compile with nvcc -c; its variants' host symbols are not "

@@ -32,8 +32,10 @@ struct TextCompiler : Compiler {
   int calls = 0;
   std::vector<std::string> ignored;
   std::string fails_on;  // a source with this text does not compile
+  std::vector<std::string> compiled;  // each request's source, in order
   CompileResult compile(const CompileRequest& req) override {
     ++calls;
+    compiled.push_back(req.argv.back());
     std::string text = readFile(req.argv.back());
     if (!fails_on.empty() && text.find(fails_on) != std::string::npos) return {false, "error: " + fails_on, 0.01};
     for (const auto& w : ignored)
@@ -227,6 +229,52 @@ TEST_CASE("result cache: any change of the key runs again, and only what it touc
   CHECK(again.rc == 0);
   CHECK_FALSE(again.status.saw("nothing changed"));
   CHECK(p.selection().sources.size() == 2);  // the winners are kept either way
+}
+
+TEST_CASE("result cache: an original is compiled again only when its source, a header or the flags changed",
+          "[pipeline][cache]") {
+  Project p(2);
+  TextCompiler cc;
+  CountingRunner gpu;
+  const std::string saxpy = (p.root / "src/saxpy.cu").string(), relu = (p.root / "src/relu.cu").string();
+  auto compiledNow = [&](size_t from, const std::string& src) {
+    return std::count(cc.compiled.begin() + static_cast<long>(from), cc.compiled.end(), src);
+  };
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  REQUIRE(compiledNow(0, saxpy) == 2);  // its cubin and its host object
+  size_t from = cc.compiled.size();
+  // relu's source edited: relu's original is compiled again, saxpy's is the last run's
+  std::string text = readFile(relu);
+  text.replace(text.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(relu, text);
+  Run again = optimize(p, gpu, cc);
+  REQUIRE(again.rc == 0);
+  CHECK(compiledNow(from, saxpy) == 0);
+  CHECK(compiledNow(from, relu) == 2);
+  CHECK(again.status.saw("original cubins and host objects unchanged since the last run"));
+  from = cc.compiled.size();
+  // a header both include: both again
+  appendTo(p, "include/kernels.h", "\n// edited\n");
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(compiledNow(from, saxpy) == 2);
+  CHECK(compiledNow(from, relu) == 2);
+  from = cc.compiled.size();
+  // an output removed behind its stamp's back: compiled again
+  size_t removed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(p.root / "build/klineage/kernels"))
+    if (e.path().extension() == ".key" && e.path().string().find("saxpy") != std::string::npos && !removed) {
+      fs::remove(e.path().parent_path() / e.path().stem());
+      ++removed;
+    }
+  REQUIRE(removed == 1);
+  appendTo(p, "src/relu.cu", "\n// edited again\n");  // not a no-op run
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(compiledNow(from, saxpy) == 1);
+  // --no-cache compiles every original
+  from = cc.compiled.size();
+  REQUIRE(optimize(p, gpu, cc, false).rc == 0);
+  CHECK(compiledNow(from, saxpy) == 2);
+  CHECK(compiledNow(from, relu) == 2);
 }
 
 TEST_CASE("result cache: a winner from another GPU is gated on this one before it is kept", "[pipeline][cache]") {
