@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -28,14 +30,19 @@ namespace {
 
 // The cubin is the source's text without white space and its -D flags, without the words in
 // `ignored` (they change nothing in the machine code, as __restrict__ often does not).
+// compileAll calls compile() from several threads at once: what it records is guarded.
 struct TextCompiler : Compiler {
-  int calls = 0;
+  std::atomic<int> calls{0};
   std::vector<std::string> ignored;
   std::string fails_on;  // a source with this text does not compile
-  std::vector<std::string> compiled;  // each request's source, in order
+  std::mutex m;
+  std::vector<std::string> compiled;  // each request's source, in the order they came
   CompileResult compile(const CompileRequest& req) override {
     ++calls;
-    compiled.push_back(req.argv.back());
+    {
+      std::lock_guard<std::mutex> lock(m);
+      compiled.push_back(req.argv.back());
+    }
     std::string text = readFile(req.argv.back());
     if (!fails_on.empty() && text.find(fails_on) != std::string::npos) return {false, "error: " + fails_on, 0.01};
     for (const auto& w : ignored)

@@ -1,6 +1,7 @@
 // For pipeline tests: a copy of examples/quickstart with a hand-written config.json and
 // compile_commands.json, and a compiler that writes fake cubins, so runOptimize runs without nvcc.
 #pragma once
+#include <atomic>
 #include <unistd.h>
 
 #include <filesystem>
@@ -29,7 +30,7 @@ inline void setTimes(RunnerResult& r, double speedup) {
 }
 
 struct FakeCompiler : Compiler {
-  int calls = 0;
+  std::atomic<int> calls{0};  // compileAll calls from several threads
   CompileResult compile(const CompileRequest& req) override {
     ++calls;
     atomicWrite(req.cubin, "fake cubin for " + req.id);
