@@ -14,6 +14,8 @@
 # whether the edit run kept the cold run's selection for the 26 kernels it did not touch. The cold
 # run's runner logs go to <work-dir>/runner-logs.tgz and their phases are printed.
 # RUN_SPEED_BUDGET sets KLINEAGE_BUDGET (variants per kernel; default: KLineage's).
+# RUN_SPEED_COLD_ONLY=1 stops after the cold run (and its phases): two configurations side by side
+# in one call, e.g. KLINEAGE_RUNNER_SERVE=0 against the default.
 # Exit status: 0 all runs succeeded, 1 a run failed, 2 usage, 77 no CUDA device.
 set -uo pipefail
 if [[ $# -ne 2 ]]; then
@@ -56,6 +58,14 @@ t0=$(date +%s.%N)
 "$build/klineage/_capture-build/transfer_check" >"$work/program.log" 2>&1
 rc=$?
 echo "run-speed: the RUN program alone (not captured): $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, exit $rc"
+if [[ "${RUN_SPEED_COLD_ONLY:-0}" == 1 ]]; then
+  python3 - "$work/cold.report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("run-speed: cold stages: " + ", ".join(f"{s['stage']} {s['seconds']:.1f}" for s in r.get("stages", [])))
+PY
+  exit $failed
+fi
 timed noop
 touch "$src/src/check.cu"
 timed relink

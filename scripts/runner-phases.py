@@ -18,7 +18,10 @@ PHASES = [
 ]
 
 
-TOOK = re.compile(r"klineage: the runner process took (\d+\.\d+) s")
+# a runner of its own ("the runner process took"), or a serving runner's job ("the serving runner
+# took ... for this job": its stamps count from the job's start, so outside them is only the
+# request and the answer)
+TOOK = re.compile(r"klineage: the (?:runner process|serving runner) took (\d+\.\d+) s")
 
 
 def phases(path):

@@ -1,7 +1,10 @@
 #include "gate/gate.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -59,6 +62,10 @@ class ProcessCompiler : public Compiler {
   double timeout_;
 };
 
+// Runs klineage-runner children. Where the runner can (its probe says "serve": true), one serving
+// runner per device takes job after job in one CUDA context (docs/runner-job.md, "Serving"); it is
+// replaced after a job that may have left its context unfit, and a job it cannot take runs in a
+// runner of its own, as every job did before. KLINEAGE_RUNNER_SERVE=0 turns serving off.
 class ChildRunner : public GpuRunner {
  public:
   ChildRunner(std::string path, int device) : path_(std::move(path)) {
@@ -66,21 +73,27 @@ class ChildRunner : public GpuRunner {
   }
   DeviceProbe probe() override {
     ProcessResult p = runProcess({path_, "--probe"}, 60, "", env_);
-    return parseProbe(p.output, "klineage-runner --probe: " + p.describe());
+    DeviceProbe d = parseProbe(p.output, "klineage-runner --probe: " + p.describe());
+    const char* off = std::getenv("KLINEAGE_RUNNER_SERVE");
+    serve_ = d.available && !(off && std::string(off) == "0") && probeSays(p.output, "serve");
+    return d;
   }
   RunnerResult run(const RunnerJob& job, const std::string& work_dir, double timeout_s) override {
+    RunnerResult r;
+    if (serve_ && runServed(job, work_dir, timeout_s, &r)) return r;
     // The runner closes its output once its result is written; the next job starts while this
     // one's context is torn down, and waits for this process to be gone before it allocates
     // anything (KLINEAGE_RUNNER_AFTER_PID, plugin/runner/predecessor.h).
     const std::vector<std::string> env = envAfterLast();
     ProcessResult p;
-    RunnerResult r = runChild({}, job, work_dir, timeout_s, &p, &env, kRunnerDoneLine);
+    r = runChild({}, job, work_dir, timeout_s, &p, &env, kRunnerDoneLine);
     last_pid_ = p.left_running ? p.pid : 0;
     return r;
   }
 
   RunnerResult sanitize(const RunnerJob& job, const std::string& work_dir, double timeout_s,
                         const std::string& sanitizer, const std::string& tool) override {
+    if (server_.running()) last_pid_ = server_.release();  // the sanitizer's runner has the GPU alone
     // Exit 86 is the sanitizer's own "errors found" (the runner exits 0, 2 or 3).
     const std::vector<std::string> prefix{sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "10"};
     const std::vector<std::string> env = envAfterLast();
@@ -101,6 +114,18 @@ class ChildRunner : public GpuRunner {
   std::string path_;
   std::vector<std::string> env_;
   int last_pid_ = 0;  // the last runner, should it still be tearing down
+  bool serve_ = false;
+  unsigned serve_failures_ = 0;  // serving runners that did not start, in a row
+  LineChild server_;
+
+  static bool probeSays(const std::string& output, const char* key) {
+    try {
+      const auto j = nlohmann::json::parse(output.substr(std::min(output.size(), output.rfind('{'))));
+      return j.value(key, false);
+    } catch (...) {
+      return false;
+    }
+  }
 
   // The child's environment, with the last runner's pid for it to wait for (runner/predecessor.h).
   std::vector<std::string> envAfterLast() const {
@@ -109,17 +134,88 @@ class ChildRunner : public GpuRunner {
     return env;
   }
 
+  // A serving runner, up and answering; false after two that did not start (then jobs run in
+  // runners of their own, which report why the device cannot be used).
+  bool startServer() {
+    if (serve_failures_ >= 2) return false;
+    if (server_.start({path_, "--serve"}, envAfterLast()).empty()) {
+      std::string line;
+      if (server_.readLine(120, &line) == LineChild::Got::Line && line.rfind("klineage-runner: serving ", 0) == 0) {
+        last_pid_ = 0;  // the server waited for it
+        serve_failures_ = 0;
+        return true;
+      }
+      if (server_.running()) server_.kill();
+    }
+    ++serve_failures_;
+    return false;
+  }
+
+  struct JobFiles {
+    std::string job, result, log;
+  };
+  JobFiles prepare(const RunnerJob& job, const std::string& work_dir) const {
+    fs::create_directories(work_dir);
+    JobFiles f{(fs::path(work_dir) / "job.json").string(), (fs::path(work_dir) / "result.json").string(),
+               (fs::path(work_dir) / "runner.log").string()};
+    std::error_code ec;
+    fs::remove(f.result, ec);
+    atomicWrite(f.job, nlohmann::json(job).dump(2) + "\n");
+    return f;
+  }
+
+  // false: no serving runner took the job (it runs in a runner of its own).
+  bool runServed(const RunnerJob& job, const std::string& work_dir, double timeout_s, RunnerResult* out) {
+    const JobFiles f = prepare(job, work_dir);
+    std::error_code ec;
+    fs::remove(f.log, ec);  // the server appends this job's output to it
+    const std::string request = f.job + "\t" + f.result + "\t" + f.log;
+    bool sent = server_.running() && server_.send(request);
+    if (!sent) {  // none yet, or the last one went away between jobs
+      if (server_.running()) server_.kill();
+      if (!startServer() || !server_.send(request)) return false;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string line;
+    const LineChild::Got got = server_.readLine(timeout_s, &line);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string done = "klineage-runner: done ";
+    ProcessResult p;
+    if (got == LineChild::Got::Line && line.rfind(done, 0) == 0) {
+      p.started = true;
+      p.exit_code = std::atoi(line.c_str() + done.size());
+      if (line.size() >= 5 && line.compare(line.size() - 5, 5, " exit") == 0) last_pid_ = server_.release();
+    } else if (got == LineChild::Got::TimedOut) {
+      p = server_.kill();
+    } else {
+      // it closed its end: a watchdog timeout (result written) or a crash; or it said nonsense
+      p = got == LineChild::Got::Line ? server_.kill() : server_.wait(60);
+      p.timed_out = false;
+    }
+    char note[160];
+    std::snprintf(note, sizeof note, "klineage: the serving runner took %.2f s for this job%s\n", took,
+                  server_.running() ? "" : " (its process ended after it)");
+    std::ofstream(f.log, std::ios::app) << note;
+    p.output = tailOf(f.log, 400);
+    *out = interpret(p, f.result, timeout_s);
+    return true;
+  }
+
+  static std::string tailOf(const std::string& path, size_t n) {
+    std::string text;
+    try {
+      text = readFile(path);
+    } catch (...) {
+    }
+    return text.size() > n ? text.substr(text.size() - n) : text;
+  }
+
   RunnerResult runChild(const std::vector<std::string>& prefix, const RunnerJob& job, const std::string& work_dir,
                         double timeout_s, ProcessResult* out = nullptr, const std::vector<std::string>* env = nullptr,
                         const std::string& done_marker = "") {
-    fs::create_directories(work_dir);
-    std::string job_path = (fs::path(work_dir) / "job.json").string();
-    std::string result_path = (fs::path(work_dir) / "result.json").string();
-    std::error_code ec;
-    fs::remove(result_path, ec);
-    atomicWrite(job_path, nlohmann::json(job).dump(2) + "\n");
+    const JobFiles f = prepare(job, work_dir);
     std::vector<std::string> argv = prefix;
-    for (const auto& a : {path_, job_path, result_path}) argv.push_back(a);
+    for (const auto& a : {path_, f.job, f.result}) argv.push_back(a);
     ProcessResult p = runProcess(argv, timeout_s, "", env ? *env : env_, "", done_marker);
     if (out) *out = p;
     // The process's time beside the runner's own stamps: what start-up before its clock and the
@@ -129,7 +225,12 @@ class ChildRunner : public GpuRunner {
                   p.left_running ? "klineage: the runner process took %.2f s to its result (its exit not waited for)\n"
                                  : "klineage: the runner process took %.2f s\n",
                   p.seconds);
-    atomicWrite((fs::path(work_dir) / "runner.log").string(), p.output + took);
+    atomicWrite(f.log, p.output + took);
+    return interpret(p, f.result, timeout_s);
+  }
+
+  // The job's result from what the runner left: its result.json, or why there is none.
+  static RunnerResult interpret(const ProcessResult& p, const std::string& result_path, double timeout_s) {
     RunnerResult r;
     if (p.timed_out) {
       r.outcome = Outcome::Timeout;

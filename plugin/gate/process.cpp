@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -24,13 +26,17 @@ std::string ProcessResult::describe() const {
 }
 
 namespace {
+double steadyNow() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
 // The output as kept: its last 64 KiB.
 std::string lastOutput(const std::string& out) {
   return out.size() > 64 * 1024 ? "[...]\n" + out.substr(out.size() - 64 * 1024) : out;
 }
 
+}  // namespace
+
 // Waits for a child that has closed its output, up to a minute, then kills what is left of its group.
-void reapLater(pid_t pid) {
+void reapLater(int pid) {
   std::thread([pid] {
     int status = 0;
     for (int i = 0; i < 60000 / 5; ++i) {
@@ -44,7 +50,6 @@ void reapLater(pid_t pid) {
     ::waitpid(pid, &status, 0);
   }).detach();
 }
-}  // namespace
 
 ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
                          const std::vector<std::string>& extra_env, const std::string& stdin_path, const std::string& done_marker) {
@@ -155,6 +160,140 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
   }
   r.output = lastOutput(out);
   return r;
+}
+
+namespace {
+void fillStatus(ProcessResult& r, int status) {
+  if (WIFSIGNALED(status)) {
+    r.signaled = true;
+    r.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  }
+}
+}  // namespace
+
+LineChild::~LineChild() { release(); }
+
+std::string LineChild::start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  if (argv.empty()) return "empty command";
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return std::string("socketpair: ") + std::strerror(errno);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return std::string("fork: ") + std::strerror(errno);
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(sv[1], 0);
+    ::dup2(sv[1], 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 2);
+    for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  buf_.clear();
+  started_ = steadyNow();
+  return "";
+}
+
+bool LineChild::send(const std::string& line) {
+  if (fd_ < 0) return false;
+  const std::string out = line + "\n";
+  for (size_t at = 0; at < out.size();) {
+    const ssize_t n = ::send(fd_, out.data() + at, out.size() - at, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+LineChild::Got LineChild::readLine(double timeout_s, std::string* line) {
+  const double end = steadyNow() + timeout_s;
+  for (;;) {
+    const size_t nl = buf_.find('\n');
+    if (nl != std::string::npos) {
+      *line = buf_.substr(0, nl);
+      buf_.erase(0, nl + 1);
+      return Got::Line;
+    }
+    if (fd_ < 0) return Got::Closed;
+    const double left = end - steadyNow();
+    if (timeout_s > 0 && left <= 0) return Got::TimedOut;
+    pollfd p{fd_, POLLIN, 0};
+    const int rc = ::poll(&p, 1, timeout_s > 0 ? std::max(1, static_cast<int>(left * 1000)) : -1);
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) continue;
+    char b[4096];
+    const ssize_t n = ::read(fd_, b, sizeof b);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd_);
+      fd_ = -1;
+      return Got::Closed;
+    }
+    buf_.append(b, static_cast<size_t>(n));
+  }
+}
+
+ProcessResult LineChild::kill() {
+  ProcessResult r;
+  if (pid_ <= 0) return r;
+  r.started = true;
+  r.pid = pid_;
+  r.timed_out = true;
+  ::kill(-pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  r.seconds = steadyNow() - started_;
+  pid_ = 0;
+  return r;
+}
+
+ProcessResult LineChild::wait(double max_s) {
+  ProcessResult r;
+  if (pid_ <= 0) return r;
+  r.started = true;
+  r.pid = pid_;
+  int status = 0;
+  const double end = steadyNow() + max_s;
+  pid_t w = 0;
+  while ((w = ::waitpid(pid_, &status, WNOHANG)) == 0 && steadyNow() < end) ::usleep(5000);
+  if (w == 0) {
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    r.timed_out = true;
+  } else {
+    ::kill(-pid_, SIGKILL);  // anything it left behind in its group
+    fillStatus(r, status);
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  r.seconds = steadyNow() - started_;
+  pid_ = 0;
+  return r;
+}
+
+int LineChild::release() {
+  const int pid = pid_;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (pid > 0) reapLater(pid);
+  pid_ = 0;
+  return pid;
 }
 
 }  // namespace klineage

@@ -33,4 +33,40 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
                          const std::vector<std::string>& extra_env = {}, const std::string& stdin_path = "",
                          const std::string& done_marker = "");
 
+// A child that takes requests and answers them a line at a time (klineage-runner --serve): its
+// stdin and stdout are one socket, so a request to a child that died is an error, not SIGPIPE;
+// its stderr goes to /dev/null. It has its own process group, killed with it.
+class LineChild {
+ public:
+  enum class Got { Line, Closed, TimedOut };
+  LineChild() = default;
+  ~LineChild();  // closes its input (it should exit) and reaps it on another thread
+  LineChild(const LineChild&) = delete;
+  LineChild& operator=(const LineChild&) = delete;
+  // Starts argv (argv[0] looked up on PATH) with extra environment entries; "" or why not.
+  std::string start(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env);
+  bool running() const { return pid_ > 0; }
+  int pid() const { return pid_; }
+  bool send(const std::string& line);  // adds the newline; false when the child cannot take it
+  // The next line (without its newline) within timeout_s, or Closed (the child closed its end:
+  // it exits) or TimedOut.
+  Got readLine(double timeout_s, std::string* line);
+  // Kills its group and waits for it; the status as runProcess tells it.
+  ProcessResult kill();
+  // The child closed its end (or said it will exit): wait for its exit status (up to max_s, then
+  // kill it), as runProcess tells it.
+  ProcessResult wait(double max_s);
+  // Lets it go: its input is closed, so it exits, and another thread reaps it; returns its pid.
+  int release();
+
+ private:
+  int pid_ = 0;
+  int fd_ = -1;
+  std::string buf_;
+  double started_ = 0;  // steady clock seconds
+};
+
+// Waits for a child that has closed its output, up to a minute, then kills what is left of its group.
+void reapLater(int pid);
+
 }  // namespace klineage

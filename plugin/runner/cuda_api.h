@@ -17,7 +17,7 @@ namespace klineage::runner {
   X(cuModuleLoadData)                                                                         \
   X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncSetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)         \
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8Async) X(cuLaunchKernel) X(cuEventCreate)        \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
+  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy) X(cuMemGetInfo)
 
 struct CudaApi {
 #define KL_CUDA_MEMBER(fn) decltype(&::fn) fn = nullptr;

@@ -60,6 +60,7 @@ std::string probeLine(const Device& d) {
     if (d.driver_version)
       j["driver"] = std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10);
     if (!d.driver_release.empty()) j["driver_version"] = d.driver_release;
+    j["serve"] = true;  // this runner takes jobs one after another with --serve
   } else {
     j["status"] = "no-device";
     j["reason"] = d.reason;

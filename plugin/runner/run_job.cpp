@@ -73,11 +73,12 @@ std::string fmt(const char* f, double v) {
 }
 
 // With the seconds since the process started (static initialization: before the driver is
-// loaded), so a runner.log shows where a job spends its time, CUDA's start-up included.
-const auto kProcessStart = std::chrono::steady_clock::now();
+// loaded), so a runner.log shows where a job spends its time, CUDA's start-up included; a serving
+// runner counts from the start of each job (restartProgressClock).
+std::chrono::steady_clock::time_point g_clock_start = std::chrono::steady_clock::now();
 
 void progress(const std::string& line) {
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_clock_start).count();
   std::fprintf(stderr, "klineage-runner: [%.2f s] %s\n", s, line.c_str());
 }
 
@@ -184,8 +185,9 @@ uint64_t randomSeed() {
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
 
-// The process ends right after one job, and the driver frees the context's memory and modules
-// with it; only the probes' buffers are freed early (to make room).
+// A job frees every allocation and unloads every module it made when it ends (the probes' buffers
+// earlier, to make room): a serving runner (--serve) runs the next job in the same context, and
+// checks that the device's free memory came back.
 class JobRun {
  public:
   JobRun(const CudaApi& cu, const Device& dev, const RunnerJob& job, const LaunchRecord* record, Watchdog* watchdog)
@@ -195,6 +197,13 @@ class JobRun {
     guard_pattern_.resize(job.guard_bytes);
     for (size_t i = 0; i < guard_pattern_.size(); ++i) guard_pattern_[i] = static_cast<unsigned char>(kGuardWord >> (8 * (i % 4)));
   }
+  ~JobRun() {
+    freeBuffers();
+    for (CUmodule& m : module_)
+      if (m) cu_.cuModuleUnload(m);
+  }
+  JobRun(const JobRun&) = delete;
+  JobRun& operator=(const JobRun&) = delete;
 
   RunnerResult run() {
     res_.device = dev_.describe();
@@ -1174,9 +1183,20 @@ class JobRun {
     const ProfileSpec& p = job_.profile;
     uploadExpected();
     const unsigned long long flush_bytes = p.flush_bytes ? p.flush_bytes : 2ull * static_cast<unsigned long long>(dev_.l2_bytes);
-    CUdeviceptr flush = 0;
+    // released on every way out: a serving runner's next job finds the memory free
+    struct Held {
+      const CudaApi& cu;
+      CUdeviceptr flush = 0;
+      CUevent start = nullptr, stop = nullptr;
+      ~Held() {
+        if (flush) cu.cuMemFree(flush);
+        if (start) cu.cuEventDestroy(start);
+        if (stop) cu.cuEventDestroy(stop);
+      }
+    } held{cu_};
+    CUdeviceptr& flush = held.flush;
     if (flush_bytes && !call(cu_.cuMemAlloc(&flush, flush_bytes), "allocating the L2 flush buffer")) return false;
-    CUevent start = nullptr, stop = nullptr;
+    CUevent &start = held.start, &stop = held.stop;
     if (!call(cu_.cuEventCreate(&start, CU_EVENT_DEFAULT), "creating a timing event") ||
         !call(cu_.cuEventCreate(&stop, CU_EVENT_DEFAULT), "creating a timing event"))
       return false;
@@ -1234,6 +1254,8 @@ class JobRun {
 };
 
 }  // namespace
+
+void restartProgressClock() { g_clock_start = std::chrono::steady_clock::now(); }
 
 RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job, const LaunchRecord* record,
                     Watchdog* watchdog) {

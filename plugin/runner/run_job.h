@@ -14,10 +14,14 @@ namespace klineage::runner {
 
 // Returns a result with status "ok" and an outcome (passed, slower, wrong-result or
 // runtime-failed; not-run with fidelity_ok false when a replay does not reproduce its capture), or
-// status "error" when a replay record's blob cannot be read. After runtime-failed the context may
-// be dead: write the result and exit. `record` is the loaded, checked record of a replay job
+// status "error" when a replay record's blob cannot be read. After runtime-failed or a timeout the
+// context may be dead: write the result and exit. Whatever the job allocated or loaded is released
+// when it returns. `record` is the loaded, checked record of a replay job
 // (job_check.h: loadReplayRecord), else null.
 // `watchdog`, when given, is armed around every wait for a kernel (job.launch_timeout_s).
+// Progress lines ("klineage-runner: [1.23 s] ...") count seconds from the process's start, or
+// from the last call of this (a serving runner calls it as each job starts).
+void restartProgressClock();
 RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job,
                     const LaunchRecord* record = nullptr, Watchdog* watchdog = nullptr);
 

@@ -403,6 +403,140 @@ TEST_CASE("makeChildRunner: hangs, crashes and silent failures", "[gate]") {
   }
 }
 
+namespace {
+// A stand-in for a serving klineage-runner (docs/runner-job.md, "Serving"): its probe says it
+// serves; --serve answers tab-separated requests, and what it does with a job depends on the work
+// dir's name. A job given to it on the command line runs in a process of its own.
+std::string fakeServer(const TempDir& t, const std::string& name, const std::string& serve_start = "") {
+  return t.write(name, R"SH(#!/bin/sh
+if [ "$1" = "--probe" ]; then
+  echo '{"status":"ok","device":"Fake GPU","sm":"90","l2_bytes":0,"count":1,"serve":true}'
+  exit 0
+fi
+if [ "$1" != "--serve" ]; then
+  echo "own process me=[$$] after=[$KLINEAGE_RUNNER_AFTER_PID]"
+  echo '{"status":"ok","outcome":"passed","speedup":1.5}' > "$2"
+  exit 0
+fi
+)SH" + serve_start + R"SH(
+echo 'klineage-runner: serving {"status":"ok"}'
+tab=$(printf '\t')
+while IFS="$tab" read -r job result log; do
+  echo "served me=[$$] after=[$KLINEAGE_RUNNER_AFTER_PID]" >> "$log"
+  case "$job" in
+    */crash/*) echo about-to-crash >> "$log"; kill -SEGV $$ ;;
+    */hang/*) sleep 30 ;;
+    */watchdog/*) echo '{"status":"ok","outcome":"timeout","reason":"the variant did not finish within 1 s"}' > "$result"
+                  exit 0 ;;
+  esac
+  echo '{"status":"ok","outcome":"passed","speedup":2}' > "$result"
+  case "$job" in */unfit/*) echo "klineage-runner: done 0 exit"; sleep 1; exit 0 ;; esac
+  echo "klineage-runner: done 0 next"
+done
+)SH", true);
+}
+
+// "me=[123] after=[]" in a runner.log: the pid that ran the job, and the one it was told to wait for.
+std::pair<std::string, std::string> whoRan(const std::string& wd) {
+  const std::string log = readFile(fs::path(wd) / "runner.log");
+  auto field = [&](const std::string& key) {
+    const size_t at = log.find(key + "=[");
+    if (at == std::string::npos) return std::string("?");
+    const size_t from = at + key.size() + 2;
+    return log.substr(from, log.find(']', from) - from);
+  };
+  return {field("me"), field("after")};
+}
+}  // namespace
+
+TEST_CASE("makeChildRunner: a serving runner takes job after job in one process", "[gate]") {
+  TempDir t;
+  auto r = makeChildRunner(fakeServer(t, "serve.sh"));
+  REQUIRE(r->probe().available);
+  auto wd = [&](const std::string& kind, int i) { return (t.path / "gate" / kind / std::to_string(i)).string(); };
+  for (int i = 1; i <= 3; ++i) {
+    RunnerResult res = r->run(sampleJob(), wd("k", i), 10);
+    CHECK(res.outcome == Outcome::Passed);
+    CHECK(res.speedup == Approx(2));
+  }
+  const std::string first = whoRan(wd("k", 1)).first;
+  CHECK(first != "?");
+  CHECK(whoRan(wd("k", 2)).first == first);
+  CHECK(whoRan(wd("k", 3)).first == first);
+  CHECK(has(readFile(fs::path(wd("k", 3)) / "runner.log"), "klineage: the serving runner took"));
+  // the job file it was given is this job's
+  CHECK(nlohmann::json::parse(readFile(fs::path(wd("k", 3)) / "job.json")).get<RunnerJob>().variant.grid.x == 65536);
+
+  SECTION("a crash is runtime-failed, naming the signal and the log's end, and the next job gets a new process") {
+    RunnerResult res = r->run(sampleJob(), wd("crash", 1), 10);
+    CHECK(res.outcome == Outcome::RuntimeFailed);
+    CHECK(has(res.reason, "signal " + std::to_string(SIGSEGV)));
+    CHECK(has(res.reason, "about-to-crash"));
+    CHECK(r->run(sampleJob(), wd("k", 4), 10).outcome == Outcome::Passed);
+    CHECK(whoRan(wd("k", 4)).first != first);
+    CHECK(whoRan(wd("k", 4)).second == "");  // the crashed one was waited for
+  }
+  SECTION("a hang is killed at the limit, and the next job gets a new process") {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunnerResult res = r->run(sampleJob(), wd("hang", 1), 1);
+    CHECK(since(t0) < 3);
+    CHECK(res.outcome == Outcome::Timeout);
+    CHECK(has(res.reason, "killed after 1 s"));
+    CHECK(r->run(sampleJob(), wd("k", 4), 10).outcome == Outcome::Passed);
+    CHECK(whoRan(wd("k", 4)).first != first);
+  }
+  SECTION("a runner that writes its watchdog's result and exits: that result") {
+    RunnerResult res = r->run(sampleJob(), wd("watchdog", 1), 10);
+    CHECK(res.outcome == Outcome::Timeout);
+    CHECK(has(res.reason, "did not finish within 1 s"));
+    CHECK(r->run(sampleJob(), wd("k", 4), 10).outcome == Outcome::Passed);
+  }
+  SECTION("a runner that takes no more jobs: the next one waits for it to be gone") {
+    CHECK(r->run(sampleJob(), wd("unfit", 1), 10).outcome == Outcome::Passed);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(r->run(sampleJob(), wd("k", 4), 10).outcome == Outcome::Passed);
+    CHECK(since(t0) < 0.9);  // its 1 s exit is not waited for here
+    CHECK(whoRan(wd("k", 4)).first != first);
+    CHECK(whoRan(wd("k", 4)).second == first);
+    CHECK(has(readFile(fs::path(wd("unfit", 1)) / "runner.log"), "its process ended after it"));
+  }
+  SECTION("the sanitizer's run has the GPU alone: the serving runner is let go first") {
+    const std::string sanitizer = t.write("fake-sanitizer.sh", "#!/bin/sh\nshift 6\nexec \"$@\"\n", true);
+    CHECK(r->sanitize(sampleJob(), wd("san", 1), 10, sanitizer, "memcheck").outcome == Outcome::Passed);
+    CHECK(has(readFile(fs::path(wd("san", 1)) / "runner.log"), "own process"));
+    CHECK(whoRan(wd("san", 1)).second == first);
+  }
+}
+
+TEST_CASE("makeChildRunner: without a serving runner every job has a process of its own", "[gate]") {
+  TempDir t;
+  const std::string wd1 = (t.path / "gate/k/1").string(), wd2 = (t.path / "gate/k/2").string();
+  SECTION("no probe yet: whether the runner serves is not known") {
+    auto r = makeChildRunner(fakeServer(t, "serve.sh"));
+    CHECK(r->run(sampleJob(), wd1, 10).speedup == Approx(1.5));
+    CHECK(has(readFile(fs::path(wd1) / "runner.log"), "own process"));
+  }
+  SECTION("KLINEAGE_RUNNER_SERVE=0") {
+    ::setenv("KLINEAGE_RUNNER_SERVE", "0", 1);
+    auto r = makeChildRunner(fakeServer(t, "serve.sh"));
+    REQUIRE(r->probe().available);
+    ::unsetenv("KLINEAGE_RUNNER_SERVE");
+    CHECK(r->run(sampleJob(), wd1, 10).speedup == Approx(1.5));
+    CHECK(has(readFile(fs::path(wd1) / "runner.log"), "own process"));
+  }
+  SECTION("a serving runner that does not start: each job runs on its own, and serving is given up") {
+    auto r = makeChildRunner(
+        fakeServer(t, "broken.sh", "echo start >> \"$(dirname \"$0\")/starts\"; echo 'cannot open the device'; exit 3"));
+    REQUIRE(r->probe().available);
+    for (const auto& wd : {wd1, wd2, (t.path / "gate/k/3").string()}) {
+      RunnerResult res = r->run(sampleJob(), wd, 10);
+      CHECK(res.outcome == Outcome::Passed);
+      CHECK(res.speedup == Approx(1.5));
+    }
+    CHECK(readFile(t.path / "starts") == "start\nstart\n");  // two tries, then no more
+  }
+}
+
 TEST_CASE("makeChildRunner: probe", "[gate]") {
   TempDir t;
   SECTION("no device") {

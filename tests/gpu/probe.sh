@@ -9,7 +9,9 @@ if [ $rc -eq 3 ] && grep -Eq '^\{"status":"no-device","reason":"[^"]+' <<<"$line
   echo "skipped: no CUDA device"
   exit 77
 fi
-if [ $rc -eq 0 ] && grep -Eq '^\{"status":"ok","device":"[^"]+","sm":"[0-9]+","l2_bytes":[0-9]+\}' <<<"$line"; then
+# more keys may follow l2_bytes (count, driver, driver_version, serve: docs/runner-job.md)
+if [ $rc -eq 0 ] && grep -Eq '^\{"status":"ok","device":"[^"]+","sm":"[0-9]+","l2_bytes":[0-9]+[,}]' <<<"$line" &&
+   grep -q '"serve":true' <<<"$line"; then
   exit 0
 fi
 echo "FAIL: unexpected probe answer (exit $rc)"

@@ -118,6 +118,26 @@ rc=$?
 check "hanging variant is killed by timeout (exit $rc)" test $rc -eq 124 -o $rc -eq 137
 check "hanging variant leaves no result" test ! -e "$work/hang.result.json"
 
+# 8. a serving runner (--serve): the same jobs one after another in one process give the same
+# outcomes; after a runtime failure it takes no more jobs (its context may be dead)
+for j in correct skip same oob missing; do
+  printf '%s\t%s\t%s\n' "$work/$j.json" "$work/serve-$j.result.json" "$work/serve-$j.log"
+done | "$runner" --serve > "$work/serve.answers"
+rc=$?
+cat "$work/serve.answers"
+check "serving runner says it serves" grep -q '^klineage-runner: serving {"status":"ok"' "$work/serve.answers"
+check "serving runner answers 3 jobs and goes on" test "$(grep -c '^klineage-runner: done 0 next$' "$work/serve.answers")" = 3
+check "serving runner exits after the failed kernel (exit $rc)" test "$(tail -n 1 "$work/serve.answers")" = "klineage-runner: done 0 exit"
+check "serving runner took no job after it" test ! -e "$work/serve-missing.result.json"
+for j in correct skip same oob; do
+  one=$(field "$work/$j.result.json" outcome) served=$(field "$work/serve-$j.result.json" outcome)
+  [ "$j" = correct ] && [ "$one" = slower ] && one=passed
+  [ "$j" = correct ] && [ "$served" = slower ] && served=passed
+  check "served $j has the one-process outcome ($one, got $served)" test "$one" = "$served"
+done
+check "served jobs log their order" grep -q "job 3 of this serving runner" "$work/serve-same.log"
+check "served off-by-one names y[n-1]" grep -q "seed 1: y\[$((n - 1))\]: expected" "$work/serve-skip.result.json"
+
 if [ $failures -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

@@ -282,6 +282,7 @@ runner::CudaApi api() {
   a.cuEventRecord = eventRecord;
   a.cuEventSynchronize = eventSynchronize;
   a.cuEventElapsedTime = eventElapsed;
+  a.cuEventDestroy = [](CUevent) { return CUDA_SUCCESS; };
   return a;
 }
 

@@ -269,6 +269,24 @@ TEST_CASE("runner: probes free their buffers", "[runner]") {
   CHECK(fake::liveBytes() < 100000 * 4);  // the probe's 2 x 400 kB buffers are gone
 }
 
+TEST_CASE("runner: a job gives back every allocation it made, however it ends", "[runner]") {
+  // A serving runner (--serve) runs the next job in the same context and stops serving when the
+  // device's free memory did not come back.
+  RunnerResult timed_pass = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) { return saxpyBody(l); }));
+  CHECK(timed_pass.outcome == Outcome::Passed);  // the L2 flush buffer and the timing events too
+  CHECK(fake::liveBytes() == 0);
+  RunnerResult wrong = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch& l) {
+    const CUresult rc = saxpyBody(l);
+    l.ptr<float>(3)[0] += 1.0f;
+    return rc;
+  }));
+  CHECK(wrong.outcome == Outcome::WrongResult);
+  CHECK(fake::liveBytes() == 0);
+  RunnerResult fault = runWith(saxpyJob(), original(), timed(0.5f, [](const Launch&) { return CUDA_ERROR_ILLEGAL_ADDRESS; }));
+  CHECK(fault.outcome == Outcome::RuntimeFailed);
+  CHECK(fake::liveBytes() == 0);
+}
+
 TEST_CASE("runner: buffers larger than one chunk are filled and compared in parallel like one pass", "[runner]") {
   const int n = 3 * (1 << 20) + 77;  // four chunks, the last one partial
   RunnerJob job = saxpyJob(n);
