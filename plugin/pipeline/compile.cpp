@@ -96,22 +96,28 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
   // source's text and every project header the extraction read (not the other target sources:
   // editing one source recompiles only it). `klineage gate`, `klineage ci` and --no-cache compile.
   std::string headers;
-  const std::set<std::string> sources(manifest.sources.begin(), manifest.sources.end());
-  for (const auto& h : manifest.files)
-    if (!sources.count(h)) headers += h + " " + fileHash(h).value_or("(missing)") + "\n";
+  std::vector<std::string> source_hashes(cubins);  // each source read once for its two outputs
+  if (p.cache) {
+    const std::set<std::string> sources(manifest.sources.begin(), manifest.sources.end());
+    for (const auto& h : manifest.files)
+      if (!sources.count(h)) headers += h + " " + fileHash(h).value_or("(missing)") + "\n";
+    for (size_t i = 0; i < cubins; ++i) source_hashes[i] = fileHash(reqs[i].id).value_or("(missing)");
+  }
   std::vector<std::string> keys(reqs.size());
   std::vector<CompileRequest> todo;
   std::vector<size_t> todo_of;
   for (size_t i = 0; i < reqs.size(); ++i) {
     const std::string& out_file = reqs[i].cubin;  // the cubin, or the host object
-    const std::string& src = reqs[i < cubins ? i : i - cubins].id;
-    std::string text = "klineage-original-compile-1\n" + fileStamp(reqs[i].argv[0]) + "\n";
-    for (const auto& a : reqs[i].argv) text += a + "\x1f";
-    text += "\n" + src + " " + fileHash(src).value_or("(missing)") + "\n" + headers;
-    keys[i] = fnv1a64Hex(text);
     std::error_code ec;
     const fs::path stamp = out_file + ".key";
-    if (p.cache && fs::exists(out_file, ec) && fs::exists(stamp, ec) && readFile(stamp) == keys[i]) continue;
+    if (p.cache) {
+      const size_t src = i < cubins ? i : i - cubins;
+      std::string text = "klineage-original-compile-1\n" + fileStamp(reqs[i].argv[0]) + "\n";
+      for (const auto& a : reqs[i].argv) text += a + "\x1f";
+      text += "\n" + reqs[src].id + " " + source_hashes[src] + "\n" + headers;
+      keys[i] = fnv1a64Hex(text);
+      if (fs::exists(out_file, ec) && fs::exists(stamp, ec) && readFile(stamp) == keys[i]) continue;
+    }
     // Until this compile succeeds, neither an older output nor its stamp stands in for it.
     fs::remove(stamp, ec);
     fs::remove(out_file, ec);

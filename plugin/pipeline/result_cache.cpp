@@ -87,34 +87,58 @@ std::string ResultCache::runKey(const std::string& kind, const RunnerJob& job) {
                     jobText(job) + "\n");
 }
 
-std::optional<RunnerResult> ResultCache::restoreRun(const std::string& key, const std::string& what) {
+std::optional<nlohmann::json> ResultCache::readEntry(const std::string& key, const std::string& again) {
   const fs::path path = dir_ / (key + ".json");
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   try {
-    const nlohmann::json j = nlohmann::json::parse(readFile(path));
-    if (j.value("format", 0) != kResultCacheFormat) return std::nullopt;
+    nlohmann::json j = nlohmann::json::parse(readFile(path));
+    if (j.value("format", 0) != kResultCacheFormat) return std::nullopt;  // an older KLineage's entry
     if (j.at("key").get<std::string>() != key) throw std::runtime_error("it holds the key " + j.at("key").dump());
-    RunnerResult r = j.at("run").get<RunnerResult>();
+    return j;
+  } catch (const std::exception& e) {
+    status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); " + again);
+    return std::nullopt;
+  }
+}
+
+void ResultCache::markUsed(const std::string& key) {
+  used_.insert(key);
+  std::error_code ec;  // recently used: pruned last
+  fs::last_write_time(dir_ / (key + ".json"), fs::file_time_type::clock::now(), ec);
+}
+
+void ResultCache::writeEntry(const std::string& key, nlohmann::json j, const std::string& what) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  j["format"] = kResultCacheFormat;
+  j["key"] = key;
+  j["device"] = device_;
+  j["stored_at"] = now.count();
+  try {
+    atomicWrite(dir_ / (key + ".json"), j.dump(1) + "\n");
     used_.insert(key);
-    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+  } catch (const std::exception& e) {  // a full disk costs the reuse, not the run
+    status_.warning("cannot store the result of " + what + " in the result cache: " + e.what());
+  }
+}
+
+std::optional<RunnerResult> ResultCache::restoreRun(const std::string& key, const std::string& what) {
+  const std::string again = "running " + what + " again";
+  const std::optional<nlohmann::json> j = readEntry(key, again);
+  if (!j) return std::nullopt;
+  try {
+    RunnerResult r = j->at("run").get<RunnerResult>();
+    markUsed(key);
     return r;
   } catch (const std::exception& e) {
-    status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); running " + what + " again");
+    status_.warning("ignoring the result cache entry " + (dir_ / (key + ".json")).string() + " (" + e.what() + "); " +
+                    again);
     return std::nullopt;
   }
 }
 
 void ResultCache::storeRun(const std::string& key, const std::string& what, const RunnerResult& r) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-  const nlohmann::json j = {{"format", kResultCacheFormat}, {"key", key}, {"job", what}, {"device", device_},
-                            {"stored_at", now.count()}, {"run", r}};
-  try {
-    atomicWrite(dir_ / (key + ".json"), j.dump(1) + "\n");
-    used_.insert(key);
-  } catch (const std::exception& e) {
-    status_.warning("cannot store the result of " + what + " in the result cache: " + e.what());
-  }
+  writeEntry(key, {{"job", what}, {"run", r}}, what);
 }
 
 std::string ResultCache::compileKey(const VariantReport& r, const std::vector<std::string>& argv,
@@ -140,53 +164,42 @@ std::string ResultCache::compileKey(const VariantReport& r, const std::vector<st
 
 bool ResultCache::restore(VariantReport& r) {
   if (r.cache_key.empty()) return false;
-  const fs::path path = dir_ / (r.cache_key + ".json");
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return false;
+  const std::string again = "gating " + r.variant.id + " again";
+  const std::optional<nlohmann::json> j = readEntry(r.cache_key, again);
+  if (!j) return false;
   try {
-    const nlohmann::json j = nlohmann::json::parse(readFile(path));
-    if (j.value("format", 0) != kResultCacheFormat) return false;  // an older KLineage's entry
-    if (j.at("key").get<std::string>() != r.cache_key) throw std::runtime_error("it holds the key " + j.at("key").dump());
-    const std::string outcome = j.at("outcome").get<std::string>();
+    const std::string outcome = j->at("outcome").get<std::string>();
     const Outcome o = outcomeFromName(outcome);
     if (o == Outcome::NotRun) throw std::runtime_error("\"outcome\": \"" + outcome + "\" is not a gate result");
     VariantReport got = r;
     got.outcome = o;
-    got.reason = j.at("reason").get<std::string>();
-    got.speedup = j.at("speedup").get<double>();
-    got.variant_ms = j.at("variant_ms").get<double>();
-    got.original_ms = j.at("original_ms").get<double>();
-    got.rechecked = j.at("rechecked").get<bool>();
-    got.checks = j.at("checks").get<std::vector<std::string>>();
+    got.reason = j->at("reason").get<std::string>();
+    got.speedup = j->at("speedup").get<double>();
+    got.variant_ms = j->at("variant_ms").get<double>();
+    got.original_ms = j->at("original_ms").get<double>();
+    got.rechecked = j->at("rechecked").get<bool>();
+    got.checks = j->at("checks").get<std::vector<std::string>>();
     got.run.reset();
-    if (!j.at("run").is_null()) got.run = j.at("run").get<RunnerResult>();
+    if (!j->at("run").is_null()) got.run = j->at("run").get<RunnerResult>();
     got.cached = true;
     r = std::move(got);
-    used_.insert(r.cache_key);
-    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
+    markUsed(r.cache_key);
     return true;
   } catch (const std::exception& e) {
-    status_.warning("ignoring the result cache entry " + path.string() + " (" + e.what() + "); gating " +
-                    r.variant.id + " again");
+    status_.warning("ignoring the result cache entry " + (dir_ / (r.cache_key + ".json")).string() + " (" + e.what() +
+                    "); " + again);
     return false;
   }
 }
 
 void ResultCache::store(const VariantReport& r) {
   if (r.cache_key.empty() || r.outcome == Outcome::NotRun) return;
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
-  nlohmann::json j = {{"format", kResultCacheFormat}, {"key", r.cache_key}, {"variant", r.variant.id},
-                      {"kernel", r.variant.kernel}, {"skills", r.variant.skills}, {"device", device_},
-                      {"stored_at", now.count()}, {"outcome", outcomeName(r.outcome)}, {"reason", r.reason},
-                      {"speedup", r.speedup}, {"variant_ms", r.variant_ms}, {"original_ms", r.original_ms},
-                      {"rechecked", r.rechecked}, {"checks", r.checks}};
+  nlohmann::json j = {{"variant", r.variant.id}, {"kernel", r.variant.kernel}, {"skills", r.variant.skills},
+                      {"outcome", outcomeName(r.outcome)}, {"reason", r.reason}, {"speedup", r.speedup},
+                      {"variant_ms", r.variant_ms}, {"original_ms", r.original_ms}, {"rechecked", r.rechecked},
+                      {"checks", r.checks}};
   j["run"] = r.run ? nlohmann::json(*r.run) : nlohmann::json(nullptr);
-  try {
-    atomicWrite(dir_ / (r.cache_key + ".json"), j.dump(1) + "\n");
-    used_.insert(r.cache_key);
-  } catch (const std::exception& e) {  // a full disk costs the reuse, not the run
-    status_.warning(std::string("cannot store the result of ") + r.variant.id + " in the result cache: " + e.what());
-  }
+  writeEntry(r.cache_key, std::move(j), r.variant.id);
 }
 
 size_t ResultCache::prune(size_t max_entries) {

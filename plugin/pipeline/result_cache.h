@@ -63,6 +63,12 @@ class ResultCache {
   size_t prune(size_t max_entries = kResultCacheMaxEntries);
 
  private:
+  // The entry under `key`, parsed and of this format; nullopt when there is none or it is another
+  // KLineage's, or (with a warning that ends "; <again>") when it cannot be read.
+  std::optional<nlohmann::json> readEntry(const std::string& key, const std::string& again);
+  void markUsed(const std::string& key);  // kept by prune() this run, and last among the rest
+  // Stores `j` with the format, key, device and time added; a failure only warns.
+  void writeEntry(const std::string& key, nlohmann::json j, const std::string& what);
   std::filesystem::path dir_;
   Status& status_;
   std::map<std::string, std::string> skill_files_;

@@ -3,6 +3,7 @@
 // budget and geometry refusals, the guard that keeps the original when the re-applied source
 // differs from the gated one, `klineage gate`'s exit codes, and the local backend on several
 // (fake) devices.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -313,12 +314,14 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
   Project p(4);
   p.setConfig("run", {{"command", {"/bin/true"}}});
   ReplayRunner gpu;
+  auto saxpyJobsSince = [&](size_t from) {
+    return std::count_if(gpu.jobs.begin() + static_cast<long>(from), gpu.jobs.end(),
+                         [](const RunnerJob& j) { return j.original.function.find("saxpy") != std::string::npos; });
+  };
   Run run;
   REQUIRE(run(p, gpu) == 0);
   REQUIRE(run.cap.calls == 1);
-  size_t saxpy_jobs = 0;
-  for (const auto& j : gpu.jobs) saxpy_jobs += j.original.function.find("saxpy") != std::string::npos;
-  REQUIRE(saxpy_jobs > 1);  // its replay check and its variants
+  REQUIRE(saxpyJobsSince(0) > 1);  // its replay check and its variants
   const size_t before = gpu.jobs.size();
   // relu's code changes: the capture key does, so the program is captured again, at other addresses
   std::string src = readFile(p.root / "src/relu.cu");
@@ -328,9 +331,7 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
   CHECK(run.cap.calls == 2);
   // saxpy's launches have the same content: its replay check and every variant from the cache
   // (relu, which the program does not launch, is gated again on its workload entry)
-  size_t saxpy_again = 0;
-  for (size_t i = before; i < gpu.jobs.size(); ++i) saxpy_again += gpu.jobs[i].original.function.find("saxpy") != std::string::npos;
-  CHECK(saxpy_again == 0);
+  CHECK(saxpyJobsSince(before) == 0);
   CHECK(run.status.saw("the replay check of its captured launch: from the result cache"));
   size_t variants = 0, cached = 0;
   const nlohmann::json rep = p.report();
@@ -370,9 +371,7 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
   s.capturer = &other;
   s.status = &status;
   REQUIRE(runOptimize(opt, s) == 0);
-  size_t saxpy_third = 0;
-  for (size_t i = jobs; i < gpu.jobs.size(); ++i) saxpy_third += gpu.jobs[i].original.function.find("saxpy") != std::string::npos;
-  CHECK(saxpy_third > 0);
+  CHECK(saxpyJobsSince(jobs) > 0);
 }
 
 TEST_CASE("seams: the replay check runs a kernel with atomics more often to see float atomics differ",
