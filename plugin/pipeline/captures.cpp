@@ -12,7 +12,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::map<std::string, std::vector<LaunchRecord>> loadCapture(const fs::path& dir, const Manifest& manifest) {
+// verify_blobs: read every blob and check its CRC-32 (a capture kept from an earlier run); one
+// this run just wrote computed those CRCs from the bytes it wrote, so only the files' sizes are
+// checked, and each runner checks the CRC-32 of what it reads.
+std::map<std::string, std::vector<LaunchRecord>> loadCapture(const fs::path& dir, const Manifest& manifest,
+                                                             bool verify_blobs) {
   CaptureSummary sum = nlohmann::json::parse(readFile(dir / "capture.json")).get<CaptureSummary>();
   // A capture of a failed run (kept for its log) is never reused.
   if (sum.exit_code != 0 || sum.records.empty())
@@ -20,7 +24,14 @@ std::map<std::string, std::vector<LaunchRecord>> loadCapture(const fs::path& dir
                              std::to_string(sum.records.size()) + " launches)");
   std::map<std::string, std::vector<LaunchRecord>> by_kernel;
   for (const auto& rel : sum.records) {
-    LaunchRecord r = loadRecord((dir / rel).string());
+    LaunchRecord r = loadRecord((dir / rel).string(), verify_blobs);
+    if (!verify_blobs)
+      for (const RecordedAllocation& a : r.allocations)
+        for (const std::string& name : {a.before, a.after}) {
+          std::error_code ec;
+          if (!name.empty() && fs::file_size(dir / rel / name, ec) != a.size)
+            throw CorruptRecord((dir / rel / name).string() + ": missing or not " + std::to_string(a.size) + " bytes");
+        }
     if (const KernelInfo* k = manifest.find(r.mangled)) by_kernel[k->name].push_back(std::move(r));
   }
   return by_kernel;
@@ -56,7 +67,7 @@ std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(Pipeline& p, con
   const fs::path dir = p.layout.capture(captureKey(p.cfg, manifest));
   if (fs::exists(dir / "capture.json")) {
     try {
-      auto recs = loadCapture(dir, manifest);
+      auto recs = loadCapture(dir, manifest, /*verify_blobs=*/true);
       p.status.info("klineage: reusing the capture in " + dir.string());
       return recs;
     } catch (const std::exception& e) {
@@ -76,7 +87,7 @@ std::map<std::string, std::vector<LaunchRecord>> obtainCaptures(Pipeline& p, con
   if (p.capturer.capture(captureOptions(p, manifest, dir), &sum) != 0)
     throw CaptureFailed("capturing `" + cmd + "` failed (see above); nothing was selected");
   try {
-    return loadCapture(dir, manifest);
+    return loadCapture(dir, manifest, /*verify_blobs=*/false);
   } catch (const std::exception& e) {
     throw CaptureFailed(std::string("the capture just written cannot be read back: ") + e.what());
   }

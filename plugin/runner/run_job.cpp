@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <list>
+#include <memory>
 #include <new>
 #include <random>
 #include <string>
@@ -163,6 +165,57 @@ bool readBlob(const std::string& path, size_t bytes, std::vector<unsigned char>&
     return true;
   *why = path + ": cannot read " + std::to_string(bytes) + " bytes (changed since the record was checked?)";
   return false;
+}
+
+// Replayed memory's blobs, read and checked against the record's CRC-32 once per use: a one-job
+// runner reads each blob it needs once; a serving runner keeps them (up to a share of the host's
+// memory, least recently used dropped first), since a kernel's variants replay the same record one
+// after another.
+class BlobCache {
+ public:
+  void limit(size_t max_bytes) { max_ = max_bytes; }
+  // The blob's bytes, or null with *why (unreadable, another size, another CRC-32).
+  std::shared_ptr<const std::vector<unsigned char>> get(const std::string& path, size_t bytes, uint32_t crc,
+                                                         std::string* why) {
+    std::error_code ec;
+    const auto mtime = std::filesystem::last_write_time(path, ec);
+    for (auto it = held_.begin(); it != held_.end(); ++it)
+      if (it->path == path && it->bytes == bytes && it->crc == crc && !ec && it->mtime == mtime) {
+        held_.splice(held_.begin(), held_, it);
+        return it->data;
+      }
+    auto data = std::make_shared<std::vector<unsigned char>>();
+    if (!readBlob(path, bytes, *data, why)) return nullptr;
+    if (crc32Of(data->data(), data->size()) != crc) {
+      *why = path + ": CRC-32 does not match the record (changed since the capture?)";
+      return nullptr;
+    }
+    if (max_ > 0 && bytes <= max_ && !ec) {
+      held_.push_front({path, bytes, crc, mtime, data});
+      total_ += bytes;
+      while (total_ > max_) {
+        total_ -= held_.back().bytes;
+        held_.pop_back();
+      }
+    }
+    return data;
+  }
+
+ private:
+  struct Entry {
+    std::string path;
+    size_t bytes;
+    uint32_t crc;
+    std::filesystem::file_time_type mtime;
+    std::shared_ptr<const std::vector<unsigned char>> data;
+  };
+  std::list<Entry> held_;  // most recently used first
+  size_t total_ = 0, max_ = 0;
+};
+
+BlobCache& blobCache() {
+  static BlobCache cache;
+  return cache;
 }
 
 int hexDigit(char c) {
@@ -682,11 +735,13 @@ class JobRun {
         b.misalign = spec.misalign_bytes;
         misaligned_ += (misaligned_.empty() ? "" : ", ") + b.label;
       }
-      if (!readBlob((std::filesystem::path(rec.dir) / ra.before).string(), b.bytes, b.host, why)) return false;
+      const auto before = blobCache().get((std::filesystem::path(rec.dir) / ra.before).string(), b.bytes, ra.before_crc32, why);
+      if (!before) return false;
       if (!allocateBuffer(b)) return false;
-      if (b.pristine) {
-        if (b.bytes && !call(cu_.cuMemcpyHtoD(b.pristine, b.host.data(), b.bytes), "uploading " + b.label)) return false;
-        std::vector<unsigned char>().swap(b.host);  // restored from the device copy
+      if (b.pristine) {  // restored from the device copy
+        if (b.bytes && !call(cu_.cuMemcpyHtoD(b.pristine, before->data(), b.bytes), "uploading " + b.label)) return false;
+      } else {
+        b.host = *before;
       }
     }
 
@@ -752,13 +807,13 @@ class JobRun {
     const LaunchRecord& rec = *record_;
     std::vector<BufferCompare> compares;
     std::string first, others;
-    std::vector<unsigned char> captured;
     for (size_t a = 0; a < buffers_.size(); ++a) {
       const Buffer& b = buffers_[a];
-      if (rec.allocations[a].after.empty()) continue;  // not snapshotted after the launch
-      if (!readBlob((std::filesystem::path(rec.dir) / rec.allocations[a].after).string(), b.bytes, captured, why))
-        return false;
-      BufferCompare c = compareBitwiseFirst(b.name, b.type, captured.data(), b.expected.data(), b.count, tol_);
+      const RecordedAllocation& ra = rec.allocations[a];
+      if (ra.after.empty()) continue;  // not snapshotted after the launch
+      const auto captured = blobCache().get((std::filesystem::path(rec.dir) / ra.after).string(), b.bytes, ra.after_crc32, why);
+      if (!captured) return false;
+      BufferCompare c = compareBitwiseFirst(b.name, b.type, captured->data(), b.expected.data(), b.count, tol_);
       if (!c.ok && first.empty()) {
         first = b.label + ": " + std::to_string(c.mismatches) + " of " + std::to_string(b.count) +
                 (b.as_bytes ? " bytes" : " elements") + " differ, first at " + indexText(b, c) + ": captured " +
@@ -1256,6 +1311,8 @@ class JobRun {
 }  // namespace
 
 void restartProgressClock() { g_clock_start = std::chrono::steady_clock::now(); }
+
+void keepReplayBlobs(size_t max_bytes) { blobCache().limit(max_bytes); }
 
 RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job, const LaunchRecord* record,
                     Watchdog* watchdog) {

@@ -22,6 +22,9 @@ namespace klineage::runner {
 // Progress lines ("klineage-runner: [1.23 s] ...") count seconds from the process's start, or
 // from the last call of this (a serving runner calls it as each job starts).
 void restartProgressClock();
+// A serving runner keeps replayed blobs it has read and checked, up to max_bytes of host memory, for
+// the next jobs that replay the same record (0, the default: each job reads what it needs).
+void keepReplayBlobs(size_t max_bytes);
 RunnerResult runJob(const CudaApi& api, const Device& device, const RunnerJob& job,
                     const LaunchRecord* record = nullptr, Watchdog* watchdog = nullptr);
 

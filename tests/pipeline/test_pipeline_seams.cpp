@@ -309,6 +309,48 @@ TEST_CASE("seams: a capture is reused until a kernel's source changes, then take
   CHECK(run.status.saw("is corrupt"));
 }
 
+TEST_CASE("seams: a kept capture's blobs are checked against their CRC-32 before reuse, a fresh one's sizes only",
+          "[pipeline][capture]") {
+  Project p(1);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  Run run;
+  OptimizeOptions no_cache;
+  no_cache.result_cache = false;
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 1);
+  const fs::path captures = p.root / "build/klineage/kernels/captures";
+  fs::path dir;
+  for (const auto& e : fs::directory_iterator(captures)) dir = e.path();
+  // one byte of a kept blob changed, its size not: the next run sees it and captures again
+  std::string blob = readFile(dir / "saxpy.0/a0.before.bin");
+  blob[7] ^= 0x20;
+  atomicWrite(dir / "saxpy.0/a0.before.bin", blob);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  CHECK(run.cap.calls == 2);
+  CHECK(run.status.saw("CRC-32 does not match the record"));
+  // a blob of the wrong size in the capture just taken: it is not used
+  struct Truncating : FakeCapturer {
+    int capture(const CaptureOptions& o, CaptureSummary* out) override {
+      const int rc = FakeCapturer::capture(o, out);
+      atomicWrite(fs::path(o.out_dir) / "saxpy.1/a1.before.bin", "short");
+      return rc;
+    }
+  } truncating;
+  atomicWrite(p.root / "src/saxpy.cu", readFile(p.root / "src/saxpy.cu") + "\n__global__ void edited() {}\n");
+  PipelineSeams seams;
+  FakeCompiler cc;
+  RecordingStatus status;
+  OptimizeOptions opt = no_cache;
+  opt.config = p.config;
+  seams.compiler = &cc;
+  seams.runner = &gpu;
+  seams.capturer = &truncating;
+  seams.status = &status;
+  CHECK(runOptimize(opt, seams) != 0);
+  CHECK(status.saw("a1.before.bin: missing or not 4096 bytes"));
+}
+
 TEST_CASE("seams: a capture taken again after another kernel's edit reuses the unchanged kernel's results",
           "[pipeline][capture][cache]") {
   Project p(4);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/fill.h"
+#include "core/fs.h"
 #include "fake_cuda.h"
 #include "runner/device_fill.h"
 #include "runner/job_check.h"
@@ -766,8 +767,10 @@ std::pair<RunnerJob, LaunchRecord> saxpyReplay(const klineage::test::TempDir& di
                 {1, 4, 4, hexOf(&a, 4), std::nullopt},
                 {2, 8, 8, hexOf(&ptr, 8), RecordedPointer{0, 0}},
                 {3, 16, 8, hexOf(&ptr, 8), RecordedPointer{1, 0}}};
-  rec.allocations = {{0, 0x1000, kN * sizeof(float), "a0.before.bin", "", 0, 0},
-                     {1, 0x9000, kN * sizeof(float), "a1.before.bin", "a1.after.bin", 0, 0}};
+  const size_t bytes = kN * sizeof(float);
+  rec.allocations = {{0, 0x1000, bytes, "a0.before.bin", "", crc32Of(x.data(), bytes), 0},
+                     {1, 0x9000, bytes, "a1.before.bin", "a1.after.bin", crc32Of(y.data(), bytes),
+                      crc32Of(after.data(), bytes)}};
   RunnerJob job = saxpyJob();
   ReplaySpec spec;
   spec.record_dir = rec.dir;
@@ -800,6 +803,52 @@ TEST_CASE("runner: replays still keep the original's outputs on the host for fid
   RunnerResult wrong = run(changed([](const Launch&, float* y) { y[3] += 1; }));
   CHECK(wrong.outcome == Outcome::WrongResult);
   CHECK_THAT(wrong.reason, Catch::StartsWith("replayed launch: y[3]: expected "));
+}
+
+TEST_CASE("runner: a replayed blob is checked against the record's CRC-32 as it is read, and only when used",
+          "[runner]") {
+  klineage::test::TempDir dir("replay-crc");
+  auto [job, rec] = saxpyReplay(dir);
+  auto run = [&, &job = job, &rec = rec]() {
+    fake::reset();
+    fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+    fake::addModule("var.cubin", {{{"saxpy", exact()}}, {}});
+    return runner::runJob(fake::api(), fake::device(), job, &rec);
+  };
+  REQUIRE(run().outcome == Outcome::Passed);
+  // the after blob changed behind the record: the replay check says so, naming it
+  std::string after = readFile(dir.path / "a1.after.bin");
+  after[100] ^= 0x5a;
+  dir.write("a1.after.bin", after);
+  RunnerResult corrupt = run();
+  CHECK(corrupt.status == RunStatus::Error);
+  CHECK_THAT(corrupt.reason, Catch::Contains("a1.after.bin") && Catch::Contains("CRC-32 does not match"));
+  // a variant's job does not compare with the capture (check_fidelity false): it never reads it
+  job.replay->check_fidelity = false;
+  CHECK(run().outcome == Outcome::Passed);
+  // a serving runner keeps what it read for the next job on the record; a blob rewritten since
+  // (another modification time) is read and checked again
+  runner::keepReplayBlobs(1ull << 30);
+  CHECK(run().outcome == Outcome::Passed);
+  CHECK(run().outcome == Outcome::Passed);
+  std::string before = readFile(dir.path / "a0.before.bin");
+  before[0] ^= 0x5a;
+  dir.write("a0.before.bin", before);
+  std::filesystem::last_write_time(dir.path / "a0.before.bin",
+                                   std::filesystem::file_time_type::clock::now() + std::chrono::seconds(5));
+  RunnerResult changed = run();
+  runner::keepReplayBlobs(0);
+  CHECK(changed.status == RunStatus::Error);
+  CHECK_THAT(changed.reason, Catch::Contains("a0.before.bin") && Catch::Contains("CRC-32 does not match"));
+  // a before blob is always read, and checked (a runner of one job keeps nothing)
+  before[0] ^= 0x5a;
+  dir.write("a0.before.bin", before);
+  REQUIRE(run().outcome == Outcome::Passed);
+  before[0] ^= 0x5a;
+  dir.write("a0.before.bin", before);
+  RunnerResult bad_input = run();
+  CHECK(bad_input.status == RunStatus::Error);
+  CHECK_THAT(bad_input.reason, Catch::Contains("a0.before.bin") && Catch::Contains("CRC-32 does not match"));
 }
 
 TEST_CASE("runner: replay.misalign_bytes replays with every typed allocation 8 bytes past a 16-byte boundary",
