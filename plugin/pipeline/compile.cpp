@@ -102,6 +102,7 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
     for (const auto& h : manifest.files)
       if (!sources.count(h)) headers += h + " " + fileHash(h).value_or("(missing)") + "\n";
     for (size_t i = 0; i < cubins; ++i) source_hashes[i] = fileHash(reqs[i].id).value_or("(missing)");
+    p.cache->setProjectHeaders(fnv1a64Hex(headers));
   }
   std::vector<std::string> keys(reqs.size());
   std::vector<CompileRequest> todo;
@@ -148,6 +149,12 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
 void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
   std::vector<CompileRequest> reqs;
   std::vector<size_t> req_of;
+  // With the cache, a variant's cubin (and host object) keeps a stamp (<cubin>.key) with its
+  // compile key: the variant's text, the flags, the compiler, the skills and the project headers.
+  // One whose stamp matches is the last run's output for the same input: not compiled again, so
+  // an edit of one kernel compiles only that kernel's variants.
+  const bool stamps = p.cache && p.cache->knowsProjectHeaders();
+  size_t unchanged = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
     auto& r = reports[i];
     if (r.variant.is_original || r.outcome != Outcome::NotRun || !r.reason.empty()) continue;  // refused already
@@ -173,11 +180,29 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
       r.cache_key = p.cache->compileKey(r, req.argv, {v.source, v.unit_source, v.include_dir, cubin, dir.string()});
       if (p.cache->restore(r)) continue;
     }
+    if (stamps) {
+      std::error_code ec;
+      const fs::path stamp = cubin + ".key";
+      if (fs::exists(cubin, ec) && (req.object.empty() || fs::exists(req.object, ec)) && fs::exists(stamp, ec) &&
+          readFile(stamp) == r.cache_key) {
+        r.cubin = cubin;
+        if (std::string why = hostLinkProblem(p, r.variant, req.object); !why.empty()) {
+          r.outcome = Outcome::CompileFailed;
+          r.reason = why;
+        }
+        r.cache_key.clear();
+        ++unchanged;
+        continue;
+      }
+      fs::remove(stamp, ec);  // until this compile succeeds, the older cubin does not stand in for it
+    }
     reqs.push_back(std::move(req));
     req_of.push_back(i);
   }
   p.status.info("klineage: compiling " + std::to_string(reqs.size()) + " variants (" + std::to_string(p.jobs) +
-                " at a time)");
+                " at a time)" +
+                (unchanged ? "; " + std::to_string(unchanged) + " unchanged since the last run are not compiled again"
+                           : std::string()));
   // Each report gets its result as its compile finishes, and the status hears of it (the live
   // progress line), one at a time.
   NotifyingCompiler notifying(p.compiler, [&](const CompileRequest& req, const CompileResult& res, size_t done) {
@@ -193,6 +218,8 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
     } else if (std::string why = hostLinkProblem(p, r.variant, req.object); !why.empty()) {
       r.outcome = Outcome::CompileFailed;
       r.reason = why;
+    } else if (stamps) {
+      atomicWrite(req.cubin + ".key", r.cache_key);
     }
     p.status.variantCompiled(r, done, reqs.size());
   });

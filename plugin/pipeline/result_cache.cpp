@@ -152,7 +152,7 @@ std::string ResultCache::compileKey(const VariantReport& r, const std::vector<st
     for (size_t i = 0; i < paths.size(); ++i) a = replaceAll(a, paths[i], "<own" + std::to_string(i) + ">");
     text += a + "\x1f";
   }
-  text += "\n" + skillsText(v) + "\n";
+  text += "\n" + skillsText(v) + "\nheaders " + headers_ + "\n";
   try {
     text += fnv1a64Hex(readFile(v.source));
     if (!v.unit_source.empty()) text += " " + fnv1a64Hex(readFile(v.unit_source));

@@ -43,6 +43,11 @@ class ResultCache {
   // arguments with the variant's own paths in `own_paths` made neutral, the compiler's stamp.
   std::string compileKey(const VariantReport& r, const std::vector<std::string>& argv,
                          const std::vector<std::string>& own_paths) const;
+  // The project headers' contents as one hash (compileOriginals sets it): part of every compile
+  // key from then on, so a header edit compiles the variants again. Until it is set, a variant's
+  // cubin is never reused from an earlier run.
+  void setProjectHeaders(const std::string& hash) { headers_ = hash; }
+  bool knowsProjectHeaders() const { return !headers_.empty(); }
 
   // A runner job outside the gate (`kind`: "fidelity", the replay check of a captured launch), keyed
   // like gateKey's jobs; its stored result, if any (a warning naming the file when unreadable);
@@ -73,6 +78,7 @@ class ResultCache {
   Status& status_;
   std::map<std::string, std::string> skill_files_;
   std::string device_;                          // the device fields of every key
+  std::string headers_;                         // setProjectHeaders
   std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
   std::set<std::string> used_;                  // keys this run restored or stored: never pruned
 

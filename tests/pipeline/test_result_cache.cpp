@@ -269,7 +269,8 @@ TEST_CASE("result cache: an original is compiled again only when its source, a h
   // an output removed behind its stamp's back: compiled again
   size_t removed = 0;
   for (const auto& e : fs::recursive_directory_iterator(p.root / "build/klineage/kernels"))
-    if (e.path().extension() == ".key" && e.path().string().find("saxpy") != std::string::npos && !removed) {
+    if (e.path().extension() == ".key" && e.path().string().find("saxpy") != std::string::npos &&
+        e.path().string().find("/gate/saxpy/") == std::string::npos && !removed) {  // an original's, not a variant's
       fs::remove(e.path().parent_path() / e.path().stem());
       ++removed;
     }
@@ -282,6 +283,59 @@ TEST_CASE("result cache: an original is compiled again only when its source, a h
   REQUIRE(optimize(p, gpu, cc, false).rc == 0);
   CHECK(compiledNow(from, saxpy) == 2);
   CHECK(compiledNow(from, relu) == 2);
+}
+
+TEST_CASE("result cache: a variant is compiled again only when its text, a header, the flags or its skills changed",
+          "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  // the variants of `kernel` compiled since request `from` (their sources are under variants/<kernel>/)
+  auto variantsCompiled = [&](size_t from, const std::string& kernel) {
+    return std::count_if(cc.compiled.begin() + static_cast<long>(from), cc.compiled.end(), [&](const std::string& src) {
+      return src.find("/variants/" + kernel + "/") != std::string::npos;
+    });
+  };
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  const long saxpy_variants = variantsCompiled(0, "saxpy");
+  REQUIRE(saxpy_variants >= 2);
+  REQUIRE(variantsCompiled(0, "relu") >= 1);
+  // relu edited: relu's variants again, none of saxpy's (their cubins and results are the last run's)
+  size_t from = cc.compiled.size();
+  std::string text = readFile(p.root / "src/relu.cu");
+  text.replace(text.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", text);
+  Run again = optimize(p, gpu, cc);
+  REQUIRE(again.rc == 0);
+  CHECK(variantsCompiled(from, "saxpy") == 0);
+  CHECK(variantsCompiled(from, "relu") >= 1);
+  CHECK(again.status.saw("unchanged since the last run are not compiled again"));
+  CHECK(variants(p, true).size() >= static_cast<size_t>(saxpy_variants));  // saxpy's from the result cache
+  // a header both include: every variant again
+  from = cc.compiled.size();
+  appendTo(p, "include/kernels.h", "\n// edited\n");
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(variantsCompiled(from, "saxpy") == saxpy_variants);
+  // a variant's cubin removed behind its stamp: that one again
+  from = cc.compiled.size();
+  size_t removed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(p.root / "build/klineage/kernels/gate/saxpy"))
+    if (e.path().extension() == ".key" && !removed) {
+      fs::remove(e.path().parent_path() / e.path().stem());
+      ++removed;
+    }
+  REQUIRE(removed == 1);
+  appendTo(p, "src/relu.cu", "\n// edited again\n");  // not a no-op run
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(variantsCompiled(from, "saxpy") == 1);
+  // a compile flag: every variant again
+  from = cc.compiled.size();
+  nlohmann::json cc_json = nlohmann::json::parse(readFile(p.root / "build/compile_commands.json"));
+  for (auto& c : cc_json) c["arguments"].insert(c["arguments"].begin() + 1, "-DEDITED=1");
+  atomicWrite(p.root / "build/compile_commands.json", cc_json.dump(2));
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(variantsCompiled(from, "saxpy") == saxpy_variants);
 }
 
 TEST_CASE("result cache: a winner from another GPU is gated on this one before it is kept", "[pipeline][cache]") {
@@ -434,18 +488,32 @@ TEST_CASE("result cache: a variant that did not compile is not compiled again wi
   REQUIRE(first.rc == 0);
   unsigned failed = 0;
   const nlohmann::json before = p.report();  // alive while the loop reads into it
-  for (const auto& v : before["variants"]) failed += v["outcome"] == "compile-failed";
-  REQUIRE(failed >= 2);
-  appendTo(p, "include/kernels.h", "\n// edited\n");  // extracted and compiled again, the texts unchanged
+  for (const auto& v : before["variants"]) failed += v["outcome"] == "compile-failed" && v["variant"]["kernel"] == "saxpy";
+  REQUIRE(failed >= 1);
+  // relu edited: a new run, in which saxpy's variants have the same texts and flags
+  std::string text = readFile(p.root / "src/relu.cu");
+  text.replace(text.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", text);
+  const size_t from = cc.compiled.size();
   const Run second = optimize(p, gpu, cc);
   CHECK(second.rc == 0);
-  CHECK(second.compiles == first.compiles - static_cast<int>(failed));
+  for (size_t i = from; i < cc.compiled.size(); ++i) CHECK(cc.compiled[i].find("/variants/saxpy/") == std::string::npos);
+  unsigned restored = 0;
   const nlohmann::json rep = p.report();
   for (const auto& v : rep["variants"])
-    if (v["outcome"] == "compile-failed") {
+    if (v["outcome"] == "compile-failed" && v["variant"]["kernel"] == "saxpy") {
       CHECK(v.value("cached", false));
       CHECK(v["reason"] == "error: float4");
+      ++restored;
     }
+  CHECK(restored == failed);
+  // a header edit may well fix a compile: then they are compiled again
+  appendTo(p, "include/kernels.h", "\n// edited\n");
+  const size_t from2 = cc.compiled.size();
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(std::count_if(cc.compiled.begin() + static_cast<long>(from2), cc.compiled.end(), [](const std::string& src) {
+          return src.find("/variants/saxpy/") != std::string::npos;
+        }) >= static_cast<long>(failed));
 }
 
 namespace {
