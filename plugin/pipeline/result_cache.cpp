@@ -103,7 +103,10 @@ std::optional<nlohmann::json> ResultCache::readEntry(const std::string& key, con
 }
 
 void ResultCache::markUsed(const std::string& key) {
-  used_.insert(key);
+  {
+    std::lock_guard<std::mutex> lock(used_mutex_);
+    used_.insert(key);
+  }
   std::error_code ec;  // recently used: pruned last
   fs::last_write_time(dir_ / (key + ".json"), fs::file_time_type::clock::now(), ec);
 }
@@ -116,10 +119,21 @@ void ResultCache::writeEntry(const std::string& key, nlohmann::json j, const std
   j["stored_at"] = now.count();
   try {
     atomicWrite(dir_ / (key + ".json"), j.dump(1) + "\n");
+    std::lock_guard<std::mutex> lock(used_mutex_);
     used_.insert(key);
   } catch (const std::exception& e) {  // a full disk costs the reuse, not the run
     status_.warning("cannot store the result of " + what + " in the result cache: " + e.what());
   }
+}
+
+std::optional<nlohmann::json> ResultCache::restoreJson(const std::string& key, const std::string& what) {
+  std::optional<nlohmann::json> j = readEntry(key, what + " again");
+  if (j) markUsed(key);
+  return j;
+}
+
+void ResultCache::storeJson(const std::string& key, nlohmann::json j, const std::string& what) {
+  writeEntry(key, std::move(j), what);
 }
 
 std::optional<RunnerResult> ResultCache::restoreRun(const std::string& key, const std::string& what) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,6 +49,13 @@ class ResultCache {
   // cubin is never reused from an earlier run.
   void setProjectHeaders(const std::string& hash) { headers_ = hash; }
   bool knowsProjectHeaders() const { return !headers_.empty(); }
+  const std::string& projectHeaders() const { return headers_; }
+
+  // Any other answer remembered under a key the caller makes (the rewrite memo, step_memo.h): the
+  // JSON stored under `key`, or nullopt (a warning naming the file when it cannot be read; `what`
+  // names the work done again). Safe to call from several threads.
+  std::optional<nlohmann::json> restoreJson(const std::string& key, const std::string& what);
+  void storeJson(const std::string& key, nlohmann::json j, const std::string& what);
 
   // A runner job outside the gate (`kind`: "fidelity", the replay check of a captured launch), keyed
   // like gateKey's jobs; its stored result, if any (a warning naming the file when unreadable);
@@ -80,6 +88,7 @@ class ResultCache {
   std::string device_;                          // the device fields of every key
   std::string headers_;                         // setProjectHeaders
   std::map<std::string, std::string> cubin_hash_;  // path -> content hash (the original's is shared)
+  std::mutex used_mutex_;                       // used_ is added to from the planner's threads
   std::set<std::string> used_;                  // keys this run restored or stored: never pruned
 
   std::map<std::string, std::string> record_key_;  // record directory (+ with_after) -> "record <content key>"

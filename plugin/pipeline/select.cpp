@@ -1,4 +1,5 @@
 #include "select.h"
+#include "step_memo.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -104,14 +105,14 @@ std::string reapply(Pipeline& p, const VariantReport& rep, const KernelPlan& pla
   // The chain was made from the kernel's normal form (canonical.h): derived again here, on top of
   // the other winners (a pass edits only this kernel's body).
   if (plan.info)
-    trial = canonicalize(trial, p.setup.clang_args, v.kernel_file, v.kernel, *plan.info, v.unit).overlay;
+    trial = memoCanonical(p, trial, v.kernel_file, v.kernel, *plan.info, v.unit).overlay;
   // Each step sees the launch as the steps before it left it: after a block-size step the next
   // one is written for the new block.
   GeometryChange geometry;
   for (const auto& sid : v.skills) {
     const Skill* s = skillById(skills, sid);
-    StepResult st = s ? applyStep(trial, p.setup.clang_args, v.kernel_file, v.kernel, *findTransform(s->transform),
-                                  Direction::Forward, paramsOf(*s), factsFor(plan, geometry), v.unit)
+    StepResult st = s ? memoStep(p, trial, v.kernel_file, v.kernel, *findTransform(s->transform), Direction::Forward,
+                                 paramsOf(*s), factsFor(plan, geometry), v.unit)
                       : StepResult{};
     if (!st.applied) return "re-applying " + sid + " to " + v.kernel + " for the selected source failed: " + st.reason;
     geometry.compose(st.geometry);

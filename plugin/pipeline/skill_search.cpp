@@ -13,6 +13,7 @@
 
 #include "apply.h"
 #include "canonical/canonical.h"
+#include "step_memo.h"
 #include "context.h"
 #include "core/fs.h"
 #include "effect_history.h"
@@ -128,8 +129,7 @@ class ChainSearch : public VariantSource {
   // the kernel's notes. The original's features decide nothing a transform sees: the normal form's do.
   State start(Run& run) {
     const KernelInfo& k = *run.plan.info;
-    CanonicalForm c = canonicalize(run.p.originals, run.p.setup.clang_args, k.range.file, k.name, k,
-                                   k.in_header ? unitOf(k) : "");
+    CanonicalForm c = memoCanonical(run.p, run.p.originals, k.range.file, k.name, k, k.in_header ? unitOf(k) : "");
     for (const std::string& a : c.applied) {
       run.p.status.kernelNote(k.name, kNormalFormNote + a);
       if (run.refusals) run.refusals->push_back(kNormalFormNote + a);  // the report files it under notes
@@ -153,8 +153,8 @@ class ChainSearch : public VariantSource {
     }
     // The block the transform sees is the one the chain so far launches with.
     const TransformFacts tfacts = factsFor(run.plan, st.geometry);
-    StepResult r = applyStep(st.overlay, run.p.setup.clang_args, k.range.file, k.name, *findTransform(s.transform),
-                             Direction::Forward, paramsOf(s), tfacts, k.in_header ? unitOf(k) : "");
+    StepResult r = memoStep(run.p, st.overlay, k.range.file, k.name, *findTransform(s.transform), Direction::Forward,
+                            paramsOf(s), tfacts, k.in_header ? unitOf(k) : "");
     if (!r.applied) {
       if (st.chain.empty() && !run.trial)
         run.note(s.id, "skill " + s.id + " made no edit: " + r.reason + (r.errors.empty() ? "" : " (" + r.errors[0] + ")"));

@@ -338,6 +338,63 @@ TEST_CASE("result cache: a variant is compiled again only when its text, a heade
   CHECK(variantsCompiled(from, "saxpy") == saxpy_variants);
 }
 
+TEST_CASE("result cache: rewrites are remembered, so an edit re-parses only the edited file's steps, and makes the same variants",
+          "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  CountingRunner gpu;
+  // each variant's source text, by id; and the remembered rewrites per kernel
+  auto sources = [&](const std::string& kernel) {
+    std::map<std::string, std::string> out;
+    const nlohmann::json rep = p.report();
+    for (const auto& v : rep["variants"])
+      if (!v["variant"]["is_original"].get<bool>() && v["variant"]["kernel"] == kernel)
+        out[v["variant"]["id"].get<std::string>()] = readFile(v["variant"]["source"].get<std::string>());
+    return out;
+  };
+  auto remembered = [&](const std::string& kernel) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(p.root / "build/klineage/kernels/cache/results")) {
+      if (e.path().extension() != ".json") continue;
+      const nlohmann::json j = nlohmann::json::parse(readFile(e.path()));
+      const std::string kind = j.value("kind", "");
+      if ((kind == "rewrite step" && j.value("step", "").find(" on " + kernel) != std::string::npos) ||
+          (kind == "normal form" && j.value("kernel", "") == kernel))
+        ++n;
+    }
+    return n;
+  };
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  const auto saxpy_first = sources("saxpy");
+  REQUIRE(saxpy_first.size() >= 2);
+  const size_t saxpy_steps = remembered("saxpy"), relu_steps = remembered("relu");
+  CHECK(saxpy_steps >= saxpy_first.size());
+  CHECK(relu_steps >= 1);
+  // relu edited: relu's steps are taken again (new entries), saxpy's answered from the cache
+  std::string text = readFile(p.root / "src/relu.cu");
+  text.replace(text.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", text);
+  Run again = optimize(p, gpu, cc);
+  REQUIRE(again.rc == 0);
+  CHECK_FALSE(again.status.saw("ignoring the remembered rewrite"));
+  CHECK(remembered("saxpy") == saxpy_steps);
+  CHECK(remembered("relu") > relu_steps);
+  CHECK(sources("saxpy") == saxpy_first);  // the same variants, to the byte
+  // without the cache every step is taken by Clang: the same variants again
+  REQUIRE(optimize(p, gpu, cc, false).rc == 0);
+  CHECK(sources("saxpy") == saxpy_first);
+  // a remembered answer that cannot be read is taken again, with a warning
+  for (const auto& e : fs::directory_iterator(p.root / "build/klineage/kernels/cache/results"))
+    if (e.path().extension() == ".json" && readFile(e.path()).find("\"normal form\"") != std::string::npos)
+      atomicWrite(e.path(), "{\"format\": 999999");
+  appendTo(p, "src/relu.cu", "\n// edited again\n");
+  Run third = optimize(p, gpu, cc);
+  REQUIRE(third.rc == 0);
+  CHECK(third.status.saw("ignoring the result cache entry"));
+  CHECK(sources("saxpy") == saxpy_first);
+}
+
 TEST_CASE("result cache: a winner from another GPU is gated on this one before it is kept", "[pipeline][cache]") {
   Project p(6);
   useOwnSkills(p);
@@ -371,8 +428,10 @@ TEST_CASE("result cache: a corrupt entry or run record is a warning naming the f
   const Run first = optimize(p, gpu, cc);
   REQUIRE(first.rc == 0);
   const fs::path out = p.root / "build/klineage/kernels";
-  std::vector<fs::path> entries;
-  for (const auto& e : fs::directory_iterator(out / "cache/results")) entries.push_back(e.path());
+  std::vector<fs::path> entries;  // a gated variant's results (the cache also remembers rewrites)
+  for (const auto& e : fs::directory_iterator(out / "cache/results"))
+    if (readFile(e.path()).find("\"outcome\": \"passed\"") != std::string::npos) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
   REQUIRE(entries.size() >= 4);
   atomicWrite(entries[0], "{\"format\": 1, \"key\": ");  // cut off
   atomicWrite(out / "cache/last-run.json", "not json");
@@ -597,14 +656,19 @@ TEST_CASE("result cache: a run prunes cache/results to kResultCacheMaxEntries, n
   const Run run = optimize(p, gpu, cc);
   REQUIRE(run.rc == 0);
   REQUIRE(run.jobs > 0);
-  std::set<std::string> own;
+  std::set<std::string> gated;
   const nlohmann::json rep = p.report();
   for (const auto& v : rep["variants"])
-    if (v.contains("cache_key") && v["outcome"] != "not-run") own.insert(v["cache_key"].get<std::string>() + ".json");
-  REQUIRE_FALSE(own.empty());
+    if (v.contains("cache_key") && v["outcome"] != "not-run") gated.insert(v["cache_key"].get<std::string>() + ".json");
+  REQUIRE_FALSE(gated.empty());
   const std::set<std::string> left = entries(results);
   CHECK(left.size() == kResultCacheMaxEntries);
-  for (const auto& f : own) CHECK(left.count(f) == 1);
+  // this run's entries: its gate results and its remembered rewrites, all kept
+  std::set<std::string> own;
+  for (const auto& f : left)
+    if (f.rfind("earlier", 0) != 0) own.insert(f);
+  for (const auto& f : gated) CHECK(own.count(f) == 1);
+  CHECK(own.size() > gated.size());  // the rewrites too
   // the least recently used earlier ones went, the most recent stayed
   CHECK(left.count("earlier" + std::to_string(kResultCacheMaxEntries - 1) + ".json") == 0);
   CHECK(left.count("earlier" + std::to_string(kResultCacheMaxEntries - own.size()) + ".json") == 0);
