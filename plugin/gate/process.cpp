@@ -33,6 +33,30 @@ std::string lastOutput(const std::string& out) {
   return out.size() > 64 * 1024 ? "[...]\n" + out.substr(out.size() - 64 * 1024) : out;
 }
 
+// In a forked child: adds the environment entries and execs argv (looked up on PATH); on failure
+// says so on stderr and exits 127.
+[[noreturn]] void execChild(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  const char* msg = "exec failed: ";
+  (void)!::write(2, msg, std::strlen(msg));
+  (void)!::write(2, argv[0].c_str(), argv[0].size());
+  _exit(127);
+}
+
+// A waitpid status as runProcess tells it: the signal that killed it, or its exit code.
+void fillStatus(ProcessResult& r, int status) {
+  if (WIFSIGNALED(status)) {
+    r.signaled = true;
+    r.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  }
+}
+
 }  // namespace
 
 // Waits for a child that has closed its output, up to a minute, then kills what is left of its group.
@@ -79,15 +103,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
     if (in < 0 && !stdin_path.empty()) _exit(125);
     if (in >= 0) ::dup2(in, 0);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(126);
-    for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    const char* msg = "exec failed: ";
-    (void)!::write(2, msg, std::strlen(msg));
-    (void)!::write(2, argv[0].c_str(), argv[0].size());
-    _exit(127);
+    execChild(argv, extra_env);
   }
   ::setpgid(pid, pid);
   ::close(pipefd[1]);
@@ -150,28 +166,10 @@ ProcessResult runProcess(const std::vector<std::string>& argv, double timeout_s,
   ::kill(-pid, SIGKILL);  // anything the child left behind in its group
   ::close(pipefd[0]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!r.timed_out) {
-    if (WIFSIGNALED(status)) {
-      r.signaled = true;
-      r.signal = WTERMSIG(status);
-    } else if (WIFEXITED(status)) {
-      r.exit_code = WEXITSTATUS(status);
-    }
-  }
+  if (!r.timed_out) fillStatus(r, status);
   r.output = lastOutput(out);
   return r;
 }
-
-namespace {
-void fillStatus(ProcessResult& r, int status) {
-  if (WIFSIGNALED(status)) {
-    r.signaled = true;
-    r.signal = WTERMSIG(status);
-  } else if (WIFEXITED(status)) {
-    r.exit_code = WEXITSTATUS(status);
-  }
-}
-}  // namespace
 
 LineChild::~LineChild() { release(); }
 
@@ -191,12 +189,7 @@ std::string LineChild::start(const std::vector<std::string>& argv, const std::ve
     ::dup2(sv[1], 1);
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) ::dup2(null, 2);
-    for (const auto& e : extra_env) ::putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    _exit(127);
+    execChild(argv, extra_env);
   }
   ::setpgid(pid, pid);
   ::close(sv[1]);
