@@ -167,22 +167,31 @@ LaunchRecord loadRecord(const std::string& dir, bool verify_blobs) {
   }
   r.dir = fs::absolute(dir).string();
   if (!verify_blobs) return r;
+  checkBlobSizes(r);
   for (const auto& a : r.allocations) {
     // An unchanged allocation's after blob is its before blob (stored once): verified once.
     const bool shared = a.after == a.before && a.after_crc32 == a.before_crc32;
     for (auto [name, crc] : {std::pair{a.before, a.before_crc32}, std::pair{shared ? std::string() : a.after, a.after_crc32}}) {
       if (name.empty()) continue;
       fs::path blob = fs::path(dir) / name;
-      std::error_code ec;
-      auto size = fs::file_size(blob, ec);
-      if (ec) throw CorruptRecord(blob.string() + ": missing");
-      if (size != a.size)
-        throw CorruptRecord(blob.string() + ": " + std::to_string(size) + " bytes, the record says " + std::to_string(a.size));
       std::string data = readFile(blob);
       if (crc32Of(data.data(), data.size()) != crc) throw CorruptRecord(blob.string() + ": CRC-32 does not match the record");
     }
   }
   return r;
+}
+
+void checkBlobSizes(const LaunchRecord& r, bool with_after) {
+  for (const auto& a : r.allocations)
+    for (const std::string& name : {a.before, with_after ? a.after : std::string()}) {
+      if (name.empty()) continue;
+      const fs::path blob = fs::path(r.dir) / name;
+      std::error_code ec;
+      const auto size = fs::file_size(blob, ec);
+      if (ec) throw CorruptRecord(blob.string() + ": missing");
+      if (size != a.size)
+        throw CorruptRecord(blob.string() + ": " + std::to_string(size) + " bytes, the record says " + std::to_string(a.size));
+    }
 }
 
 void saveRecord(const std::string& dir, const LaunchRecord& r) {

@@ -74,6 +74,10 @@ struct CorruptRecord : std::runtime_error {
 };
 LaunchRecord loadRecord(const std::string& dir, bool verify_blobs = true);
 
+// Checks that each blob of a loaded record is there with the size the record says (the `after`
+// blobs too when with_after), without reading them. Throws CorruptRecord naming the file.
+void checkBlobSizes(const LaunchRecord& r, bool with_after = true);
+
 // What a replay of the record depends on, as one hash: the kernel, geometry, each parameter's
 // bytes (a pointer as its allocation and offset, not its address), each allocation's size and its
 // blobs' sizes and CRC-32s. Two captures of the same launch (another run of the same program, in

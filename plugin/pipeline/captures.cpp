@@ -25,13 +25,7 @@ std::map<std::string, std::vector<LaunchRecord>> loadCapture(const fs::path& dir
   std::map<std::string, std::vector<LaunchRecord>> by_kernel;
   for (const auto& rel : sum.records) {
     LaunchRecord r = loadRecord((dir / rel).string(), verify_blobs);
-    if (!verify_blobs)
-      for (const RecordedAllocation& a : r.allocations)
-        for (const std::string& name : {a.before, a.after}) {
-          std::error_code ec;
-          if (!name.empty() && fs::file_size(dir / rel / name, ec) != a.size)
-            throw CorruptRecord((dir / rel / name).string() + ": missing or not " + std::to_string(a.size) + " bytes");
-        }
+    if (!verify_blobs) checkBlobSizes(r);
     if (const KernelInfo* k = manifest.find(r.mangled)) by_kernel[k->name].push_back(std::move(r));
   }
   return by_kernel;

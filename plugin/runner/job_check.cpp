@@ -164,22 +164,12 @@ std::string loadReplayRecord(const RunnerJob& job, LaunchRecord* record) {
     // The blobs' contents are checked against their CRC-32 as the job reads them (run_job.cpp:
     // only those it uses, once); here their presence and sizes, before the GPU is touched.
     *record = loadRecord(spec.record_dir, /*verify_blobs=*/false);
+    checkBlobSizes(*record, /*with_after=*/spec.check_fidelity);
   } catch (const CorruptRecord& e) {
     return std::string("corrupt launch record: ") + e.what();
   } catch (const std::exception& e) {
     return std::string("unreadable launch record in ") + spec.record_dir + ": " + e.what();
   }
-  for (const RecordedAllocation& a : record->allocations)
-    for (const std::string& name : {a.before, spec.check_fidelity ? a.after : std::string()}) {
-      if (name.empty()) continue;
-      const std::filesystem::path blob = std::filesystem::path(spec.record_dir) / name;
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(blob, ec);
-      if (ec) return "corrupt launch record: " + blob.string() + ": missing";
-      if (size != a.size)
-        return "corrupt launch record: " + blob.string() + ": " + std::to_string(size) + " bytes, the record says " +
-               std::to_string(a.size);
-    }
   const std::string file = (std::filesystem::path(spec.record_dir) / "record.json").string();
   const LaunchRecord& r = *record;
   // Parameters 0..n-1, each once, so that kernelParams can be built in order.
