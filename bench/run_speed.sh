@@ -47,6 +47,8 @@ timed() {  # timed <name>: ninja optimize; its seconds go to <work-dir>/<name>.s
   # A no-op run leaves the last run's report: only a run that extracted writes its own.
   if ! grep -q "nothing changed since the last run" "$work/$1.log"; then cp "$report" "$work/$1.report.json"; fi
   echo "run-speed: $1: $(cat "$work/$1.seconds") s, exit $rc; $(grep -E '^klineage: [0-9]+ variants' "$work/$1.log" | tail -1)"
+  grep -E 'klineage: (capturing the launches|reusing the capture|capture: [0-9]+ launch)' "$work/$1.log" | sed 's/^/run-speed:   /'
+  grep -E 'klineage: ([0-9]+ variants gated|compiling [0-9]+ oracle)' "$work/$1.log" | tail -2 | sed 's/^/run-speed:   /' 
   [[ $rc -eq 0 ]] || { tail -30 "$work/$1.log"; failed=1; }
 }
 

@@ -251,7 +251,7 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
     for (const auto& l : tail) st.error("  | " + l);
     return kExitCaptureProgramFailed;
   }
-  if (s.records.empty()) return explainNothing(opt, run, lib, log);
+  if (s.records.empty() && !(opt.allow_none && run.loaded && run.errors.empty())) return explainNothing(opt, run, lib, log);
   for (const auto& e : run.errors) st.warning("capture: the capture library stopped recording: " + e);
   for (const auto& m : s.skipped) st.info("klineage: capture: skipped " + m);
   st.info("klineage: capture: " + std::to_string(s.records.size()) + " launch" + (s.records.size() == 1 ? "" : "es") +

@@ -25,6 +25,8 @@ struct CaptureOptions {
   unsigned long long max_bytes = 4ull << 30;  // cap on all snapshot bytes
   double timeout_s = 300;                     // the program is killed after this (<= 0: no limit)
   std::string library;                        // libklineage_capture.so ("" = findCaptureLibrary())
+  bool allow_none = false;                    // a run that records no listed kernel is no failure (a
+                                              // capture of some kernels only, the rest kept)
   Status* status = nullptr;                   // where it says what happened (required)
 };
 

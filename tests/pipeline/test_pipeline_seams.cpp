@@ -68,21 +68,56 @@ void writeSaxpyRecord(const fs::path& dir, unsigned n, const std::string& mangle
   saveRecord(dir.string(), r);
 }
 
-// Writes a capture of two saxpy launches (n = 4096 and n = 1024) where the real one would.
+// One captured launch of relu(int n, const float* in, float* out) with n elements.
+void writeReluRecord(const fs::path& dir, unsigned n, const std::string& mangled, unsigned long long shift = 0) {
+  fs::create_directories(dir);
+  const std::string in(n * 4, '\1'), out(n * 4, '\1');
+  atomicWrite(dir / "a0.before.bin", in);
+  atomicWrite(dir / "a1.before.bin", out);
+  LaunchRecord r;
+  r.kernel = "relu";
+  r.mangled = mangled;
+  r.grid = {(n + 255) / 256, 1, 1};
+  r.block = {256, 1, 1};
+  const unsigned long long bi = 0x7f0002100000ull + shift, bo = 0x7f0002800000ull + shift;
+  r.params = {{0, 0, 4, hexLE(n, 4), std::nullopt},
+              {1, 8, 8, hexLE(bi, 8), RecordedPointer{0, 0}},
+              {2, 16, 8, hexLE(bo, 8), RecordedPointer{1, 0}}};
+  const uint32_t crc = crc32Of(in.data(), in.size());
+  r.allocations = {{0, bi, n * 4ull, "a0.before.bin", "a0.before.bin", crc, crc},
+                   {1, bo, n * 4ull, "a1.before.bin", "a1.before.bin", crc, crc}};
+  saveRecord(dir.string(), r);
+}
+
+// Writes a capture of two saxpy launches (n = 4096 and n = 1024) where the real one would, only
+// of the kernels it is asked for (with `relu_too`, relu's launch as well), as the real one does.
 struct FakeCapturer : Capturer {
   int calls = 0;
+  bool relu_too = false;
+  std::vector<std::vector<std::string>> asked;  // the kernels each call listed (manifest names)
   int capture(const CaptureOptions& o, CaptureSummary* out) override {
     ++calls;
-    std::string mangled;
-    for (size_t i = 0; i < o.kernels_names.size(); ++i)
+    asked.push_back(o.kernels_names);
+    std::string mangled, relu;
+    for (size_t i = 0; i < o.kernels_names.size(); ++i) {
       if (o.kernels_names[i] == "saxpy") mangled = o.kernels_mangled[i];
+      if (o.kernels_names[i] == "relu") relu = o.kernels_mangled[i];
+    }
     // Each capture at other addresses: the same launches, as a real run of the program may place them.
     const unsigned long long shift = (calls - 1) * 0x10000000ull;
-    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled, shift);
-    writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1024, mangled, shift);
     CaptureSummary s;
     s.command = o.command;
-    s.records = {"saxpy.0", "saxpy.1"};
+    if (!mangled.empty()) {
+      writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.0", 4096, mangled, shift);
+      writeSaxpyRecord(fs::path(o.out_dir) / "saxpy.1", 1024, mangled, shift);
+      s.records = {"saxpy.0", "saxpy.1"};
+    }
+    if (relu_too && !relu.empty()) {
+      writeReluRecord(fs::path(o.out_dir) / "relu.0", 2048, relu, shift);
+      s.records.push_back("relu.0");
+    }
+    if (s.records.empty() && !o.allow_none) return kExitCaptureNoKernels;
+    fs::create_directories(o.out_dir);
     atomicWrite(fs::path(o.out_dir) / "capture.json", nlohmann::json(s).dump(2));
     *out = s;
     return 0;
@@ -401,8 +436,9 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
       return 0;
     }
   } other;
+  // (host code changes too: a kernel's edit alone keeps saxpy's launches, captured or not)
   src.replace(src.find("0.0f < in[i]"), 12, "in[i] > 0.0f");
-  atomicWrite(p.root / "src/relu.cu", src);
+  atomicWrite(p.root / "src/relu.cu", src + "\nint relu_host_helper() { return 1; }\n");
   PipelineSeams s;
   FakeCompiler cc;
   RecordingStatus status;
@@ -414,6 +450,72 @@ TEST_CASE("seams: a capture taken again after another kernel's edit reuses the u
   s.status = &status;
   REQUIRE(runOptimize(opt, s) == 0);
   CHECK(saxpyJobsSince(jobs) > 0);
+}
+
+TEST_CASE("seams: after an edit of one kernel only its launches are captured again, after a host edit all of them",
+          "[pipeline][capture][cache]") {
+  Project p(1);
+  p.setConfig("run", {{"command", {"/bin/true"}}});
+  ReplayRunner gpu;
+  Run run;
+  run.cap.relu_too = true;
+  OptimizeOptions no_cache;  // every run captures or reuses; only the capture is under test
+  no_cache.result_cache = false;
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 1);
+  CHECK(std::set<std::string>(run.cap.asked[0].begin(), run.cap.asked[0].end()) == std::set<std::string>{"saxpy", "relu"});
+  const fs::path captures = p.root / "build/klineage/kernels/captures";
+  auto captureDir = [&] {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(captures)) dirs.push_back(e.path());
+    REQUIRE(dirs.size() == 1);
+    return dirs[0];
+  };
+  const fs::path first = captureDir();
+  const std::string saxpy_blob = readFile(first / "saxpy.0/a0.before.bin");
+  // relu's body changes, nothing else: only relu is captured again, saxpy's launches are kept
+  std::string src = readFile(p.root / "src/relu.cu");
+  src.replace(src.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 2);
+  CHECK(run.cap.asked[1] == std::vector<std::string>{"relu"});
+  CHECK(run.status.saw("(only relu, changed since the last capture; the 2 launches of 1 other kernel(s) are kept"));
+  const fs::path second = captureDir();
+  CHECK(second != first);
+  const CaptureSummary sum = nlohmann::json::parse(readFile(second / "capture.json")).get<CaptureSummary>();
+  CHECK(sum.records == std::vector<std::string>{"relu.0", "saxpy.0", "saxpy.1"});
+  CHECK(readFile(second / "saxpy.0/a0.before.bin") == saxpy_blob);  // the first capture's, at its addresses
+  CHECK(loadRecord((second / "saxpy.0").string()).allocations[0].base == 0x7f0000100000ull);
+  CHECK(loadRecord((second / "relu.0").string()).allocations[0].base == 0x7f0002100000ull + 0x10000000ull);
+  // the merged capture is reused as a whole by the next run
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  CHECK(run.cap.calls == 2);
+  CHECK(run.status.saw("reusing the capture in " + second.string()));
+  // host code changes (a line outside every kernel): everything is captured again
+  atomicWrite(p.root / "src/relu.cu", readFile(p.root / "src/relu.cu") + "\n// the sizes changed\n");
+  src = readFile(p.root / "src/relu.cu");
+  src.replace(src.find("0.0f < in[i]"), 12, "in[i] > 0.0f");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 3);
+  CHECK(std::set<std::string>(run.cap.asked[2].begin(), run.cap.asked[2].end()) == std::set<std::string>{"saxpy", "relu"});
+  CHECK(loadRecord((captureDir() / "saxpy.0").string()).allocations[0].base == 0x7f0000100000ull + 0x20000000ull);
+  // so does a capture without its basis.json (taken before this was recorded)
+  fs::remove(captureDir() / "basis.json");
+  src.replace(src.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 4);
+  CHECK(run.cap.asked[3].size() == 2);
+  // a kept blob cut short since: not kept, the whole program is captured again
+  atomicWrite(captureDir() / "saxpy.1/a1.before.bin", "short");
+  src.replace(src.find("0.0f < in[i]"), 12, "in[i] > 0.0f");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  REQUIRE(run.cap.calls == 5);
+  CHECK(run.cap.asked[4].size() == 2);
+  CHECK(run.status.saw("cannot keep launches of the last capture"));
 }
 
 TEST_CASE("seams: the replay check runs a kernel with atomics more often to see float atomics differ",
