@@ -69,6 +69,16 @@ std::string hostLinkProblem(const Pipeline& p, const Variant& v, const std::stri
 
 }  // namespace
 
+bool stampHolds(const std::string& output, const std::string& key) {
+  std::error_code ec;
+  const fs::path stamp = output + ".key";
+  if (fs::exists(output, ec) && fs::exists(stamp, ec) && readFile(stamp) == key) return true;
+  fs::remove(stamp, ec);
+  return false;
+}
+
+void writeStamp(const std::string& output, const std::string& key) { atomicWrite(output + ".key", key); }
+
 OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std::string& only_kernel) {
   std::vector<CompileRequest> reqs;
   std::set<std::string> files;
@@ -110,18 +120,17 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
   for (size_t i = 0; i < reqs.size(); ++i) {
     const std::string& out_file = reqs[i].cubin;  // the cubin, or the host object
     std::error_code ec;
-    const fs::path stamp = out_file + ".key";
     if (p.cache) {
       const size_t src = i < cubins ? i : i - cubins;
       std::string text = "klineage-original-compile-1\n" + fileStamp(reqs[i].argv[0]) + "\n";
       for (const auto& a : reqs[i].argv) text += a + "\x1f";
       text += "\n" + reqs[src].id + " " + source_hashes[src] + "\n" + headers;
       keys[i] = fnv1a64Hex(text);
-      if (fs::exists(out_file, ec) && fs::exists(stamp, ec) && readFile(stamp) == keys[i]) continue;
+      if (stampHolds(out_file, keys[i])) continue;
+    } else {
+      fs::remove(out_file + ".key", ec);
     }
-    // Until this compile succeeds, neither an older output nor its stamp stands in for it.
-    fs::remove(stamp, ec);
-    fs::remove(out_file, ec);
+    fs::remove(out_file, ec);  // until this compile succeeds, no older output stands in for it
     todo.push_back(reqs[i]);
     todo_of.push_back(i);
   }
@@ -129,7 +138,7 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
   const std::vector<CompileResult> done = compileAll(p.compiler, todo, p.jobs);
   for (size_t j = 0; j < todo.size(); ++j) {
     res[todo_of[j]] = done[j];
-    if (done[j].ok && p.cache) atomicWrite(todo[j].cubin + ".key", keys[todo_of[j]]);
+    if (done[j].ok && p.cache) writeStamp(todo[j].cubin, keys[todo_of[j]]);
   }
   if (todo.size() < reqs.size())
     p.status.info("klineage: " + std::to_string(reqs.size() - todo.size()) + " of " + std::to_string(reqs.size()) +
@@ -180,22 +189,18 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
       r.cache_key = p.cache->compileKey(r, req.argv, {v.source, v.unit_source, v.include_dir, cubin, dir.string()});
       if (p.cache->restore(r)) continue;
     }
-    if (stamps) {
-      std::error_code ec;
-      const fs::path stamp = cubin + ".key";
-      if (fs::exists(cubin, ec) && (req.object.empty() || fs::exists(req.object, ec)) && fs::exists(stamp, ec) &&
-          readFile(stamp) == r.cache_key) {
-        r.cubin = cubin;
-        if (std::string why = hostLinkProblem(p, r.variant, req.object); !why.empty()) {
-          r.outcome = Outcome::CompileFailed;
-          r.reason = why;
-        }
-        r.cache_key.clear();
-        ++unchanged;
-        continue;
+    std::error_code ec;
+    if (stamps && (req.object.empty() || fs::exists(req.object, ec)) && stampHolds(cubin, r.cache_key)) {
+      r.cubin = cubin;
+      if (std::string why = hostLinkProblem(p, r.variant, req.object); !why.empty()) {
+        r.outcome = Outcome::CompileFailed;
+        r.reason = why;
       }
-      fs::remove(stamp, ec);  // until this compile succeeds, the older cubin does not stand in for it
+      r.cache_key.clear();
+      ++unchanged;
+      continue;
     }
+    if (stamps) fs::remove(cubin + ".key", ec);  // (its object missing) until this compile succeeds
     reqs.push_back(std::move(req));
     req_of.push_back(i);
   }
@@ -219,7 +224,7 @@ void compileVariants(Pipeline& p, std::vector<VariantReport>& reports) {
       r.outcome = Outcome::CompileFailed;
       r.reason = why;
     } else if (stamps) {
-      atomicWrite(req.cubin + ".key", r.cache_key);
+      writeStamp(req.cubin, r.cache_key);
     }
     p.status.variantCompiled(r, done, reqs.size());
   });

@@ -22,4 +22,11 @@ OriginalCubins compileOriginals(Pipeline& p, const Manifest& manifest, const std
 // Every report still to be gated gets its cubin, or compile-failed with the compiler's output.
 void compileVariants(Pipeline& p, std::vector<VariantReport>& reports);
 
+// Compile stamps: <output>.key holds the key of the compile that made <output> (the compiler, its
+// command line and the text it read), so a later run with the same key takes the output as it is.
+// stampHolds: the output and its stamp exist and the stamp holds `key`; when not, the stamp goes,
+// so that until this compile succeeds no older output stands in for it.
+bool stampHolds(const std::string& output, const std::string& key);
+void writeStamp(const std::string& output, const std::string& key);
+
 }  // namespace klineage

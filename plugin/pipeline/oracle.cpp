@@ -6,8 +6,12 @@
 #include "context.h"
 #include "core/parallel.h"
 #include "header_kernels.h"
+#include "core/fs.h"
 #include "oracle/promote_precision.h"
+#include "result_cache.h"
 #include "rewriter/apply.h"
+#include "run_key.h"
+#include "step_memo.h"
 
 namespace klineage {
 namespace fs = std::filesystem;
@@ -37,11 +41,17 @@ void prepareOracles(Pipeline& p, Plans& plans) {
     const KernelPlan& plan = plans.kernels[i];
     const KernelInfo& k = *plan.info;
     if (plan.wk && plan.wk->check_given) return;
-    promoted[i] = applyStep(p.originals, p.setup.clang_args, k.range.file, k.name, promotePrecision(), Direction::Forward,
-                            {}, {}, k.in_header ? unitOf(k) : "");
+    // remembered across runs: an edit of one kernel's file promotes only that file's kernels again
+    promoted[i] = memoStep(p, p.originals, k.range.file, k.name, promotePrecision(), Direction::Forward, {}, {},
+                           k.in_header ? unitOf(k) : "");
   });
   std::vector<CompileRequest> reqs;
   std::vector<KernelPlan*> req_plan;
+  std::vector<std::string> keys;
+  // An oracle whose stamp holds the key of its compile now (the promoted text, the unit's text for a
+  // header kernel, the flags, the compiler, the project headers) is the last run's: not compiled again.
+  const bool stamps = p.cache && p.cache->knowsProjectHeaders();
+  size_t unchanged = 0;
   for (size_t i = 0; i < plans.kernels.size(); ++i) {
     KernelPlan& plan = plans.kernels[i];
     const KernelInfo& k = *plan.info;
@@ -62,18 +72,38 @@ void prepareOracles(Pipeline& p, Plans& plans) {
     std::vector<std::string> includes{fs::path(flags_of).parent_path().string()};
     if (k.in_header) includes.insert(includes.begin(), v.include_dir);
     const std::string cubin = (dir / "oracle.cubin").string();
-    reqs.push_back({k.name + "/oracle",
-                    nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(flags_of), p.archFor(flags_of), compiled, cubin, includes),
-                    cubin});
+    CompileRequest req{k.name + "/oracle",
+                       nvccCubinArgs(p.cfg.nvcc, p.setup.nvcc_flags.at(flags_of), p.archFor(flags_of), compiled, cubin, includes),
+                       cubin};
+    std::string key;
+    if (stamps) {
+      std::string text = "klineage-oracle-compile-1\n" + fileStamp(req.argv[0]) + "\n";
+      for (const auto& a : req.argv) text += a + "\x1f";
+      text += "\n" + fnv1a64Hex(readFile(v.source)) + "\n" + (k.in_header ? fnv1a64Hex(readFile(v.unit_source)) : "") +
+              "\n" + p.cache->projectHeaders();
+      key = fnv1a64Hex(text);
+      if (stampHolds(cubin, key)) {
+        plan.oracle_cubin = cubin;
+        ++unchanged;
+        continue;
+      }
+    }
+    reqs.push_back(std::move(req));
     req_plan.push_back(&plan);
+    keys.push_back(key);
   }
-  if (!reqs.empty())
-    p.status.info("klineage: compiling " + std::to_string(reqs.size()) + " oracle(s) (the originals promoted to double)");
+  if (!reqs.empty() || unchanged)
+    p.status.info("klineage: compiling " + std::to_string(reqs.size()) + " oracle(s) (the originals promoted to double)" +
+                  (unchanged ? "; " + std::to_string(unchanged) + " unchanged since the last run" : std::string()));
   const std::vector<CompileResult> res = compileAll(p.compiler, reqs, p.jobs);
   for (size_t i = 0; i < reqs.size(); ++i) {
     KernelPlan& plan = *req_plan[i];
-    if (res[i].ok) plan.oracle_cubin = reqs[i].cubin;
-    else plan.oracle_none = "the promoted kernel does not compile: " + firstError(res[i].log);
+    if (res[i].ok) {
+      plan.oracle_cubin = reqs[i].cubin;
+      if (stamps) writeStamp(reqs[i].cubin, keys[i]);
+    } else {
+      plan.oracle_none = "the promoted kernel does not compile: " + firstError(res[i].log);
+    }
   }
   for (KernelPlan& plan : plans.kernels) {
     plan.notes.push_back(plan.oracle_cubin.empty()

@@ -285,7 +285,7 @@ TEST_CASE("result cache: an original is compiled again only when its source, a h
   CHECK(compiledNow(from, relu) == 2);
 }
 
-TEST_CASE("result cache: a variant is compiled again only when its text, a header, the flags or its skills changed",
+TEST_CASE("result cache: a variant or an oracle is compiled again only when its text, a header, the flags or its skills changed",
           "[pipeline][cache]") {
   Project p(6);
   useOwnSkills(p);
@@ -297,10 +297,23 @@ TEST_CASE("result cache: a variant is compiled again only when its text, a heade
       return src.find("/variants/" + kernel + "/") != std::string::npos;
     });
   };
+  // without the workload's `check`, each kernel gets an oracle (the original promoted to double)
+  std::string toml = readFile(p.root / "klineage.toml");
+  for (size_t at = toml.find("check = "); at != std::string::npos; at = toml.find("check = "))
+    toml.erase(at, toml.find('\n', at) - at);
+  p.write("klineage.toml", toml);
+  // the oracles compiled since request `from`
+  auto oracleCompiled = [&](size_t from, const std::string& kernel) {
+    return std::count_if(cc.compiled.begin() + static_cast<long>(from), cc.compiled.end(), [&](const std::string& src) {
+      return src.find("/oracle/" + kernel + "/") != std::string::npos;
+    });
+  };
   REQUIRE(optimize(p, gpu, cc).rc == 0);
   const long saxpy_variants = variantsCompiled(0, "saxpy");
   REQUIRE(saxpy_variants >= 2);
   REQUIRE(variantsCompiled(0, "relu") >= 1);
+  REQUIRE(oracleCompiled(0, "saxpy") == 1);
+  REQUIRE(oracleCompiled(0, "relu") == 1);
   // relu edited: relu's variants again, none of saxpy's (their cubins and results are the last run's)
   size_t from = cc.compiled.size();
   std::string text = readFile(p.root / "src/relu.cu");
@@ -311,12 +324,16 @@ TEST_CASE("result cache: a variant is compiled again only when its text, a heade
   CHECK(variantsCompiled(from, "saxpy") == 0);
   CHECK(variantsCompiled(from, "relu") >= 1);
   CHECK(again.status.saw("unchanged since the last run are not compiled again"));
+  CHECK(oracleCompiled(from, "saxpy") == 0);  // nor its oracle
+  CHECK(oracleCompiled(from, "relu") == 1);
+  CHECK(again.status.saw("compiling 1 oracle(s) (the originals promoted to double); 1 unchanged since the last run"));
   CHECK(variants(p, true).size() >= static_cast<size_t>(saxpy_variants));  // saxpy's from the result cache
   // a header both include: every variant again
   from = cc.compiled.size();
   appendTo(p, "include/kernels.h", "\n// edited\n");
   REQUIRE(optimize(p, gpu, cc).rc == 0);
   CHECK(variantsCompiled(from, "saxpy") == saxpy_variants);
+  CHECK(oracleCompiled(from, "saxpy") == 1);
   // a variant's cubin removed behind its stamp: that one again
   from = cc.compiled.size();
   size_t removed = 0;
@@ -336,6 +353,13 @@ TEST_CASE("result cache: a variant is compiled again only when its text, a heade
   atomicWrite(p.root / "build/compile_commands.json", cc_json.dump(2));
   REQUIRE(optimize(p, gpu, cc).rc == 0);
   CHECK(variantsCompiled(from, "saxpy") == saxpy_variants);
+  CHECK(oracleCompiled(from, "saxpy") == 1);
+  // an oracle's cubin removed behind its stamp: compiled again
+  fs::remove(p.root / "build/klineage/kernels/oracle/saxpy/oracle.cubin");
+  from = cc.compiled.size();
+  appendTo(p, "src/relu.cu", "\n// edited once more\n");
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(oracleCompiled(from, "saxpy") == 1);
 }
 
 TEST_CASE("result cache: rewrites are remembered, so an edit re-parses only the edited file's steps, and makes the same variants",
