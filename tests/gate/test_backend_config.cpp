@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "core/diag.h"
 #include "core/fs.h"
@@ -16,8 +17,19 @@ using namespace klineage;
 namespace fs = std::filesystem;
 
 namespace {
+// The configs written, removed when the test program ends (they were left in /tmp before).
+struct Written {
+  std::vector<fs::path> files;
+  ~Written() {
+    std::error_code ec;
+    for (const auto& f : files) fs::remove(f, ec);
+  }
+};
+
 std::string writeConfig(const std::string& name, const std::string& extra) {
+  static Written written;
   const fs::path p = fs::temp_directory_path() / ("klineage-cfg-" + std::to_string(::getpid()) + "-" + name + ".json");
+  written.files.push_back(p);
   atomicWrite(p, R"({"target": "k", "out_dir": "/tmp/o", "compile_commands": "/tmp/cc.json",
                      "sources": [{"original": "/tmp/a.cu", "materialized": "/tmp/m/a.cu"}])" + extra + "}");
   return p.string();
