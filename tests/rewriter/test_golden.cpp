@@ -3,6 +3,8 @@
 // transform and hold <id>.cpp and <id>.md too):
 //   <case>.in.cu + <case>.out.cu            forward(in) == out and inverse(out) == in
 //   <case>.fwd-only.in.cu + .fwd-only.out.cu  forward(in) == out only
+//   <case>.inv-only.in.cu + .inv-only.out.cu  inverse(in) == out only: an expert's own spelling
+//                                           (not forward's) simplified by the de-optimization
 //   <case>.noop.cu                          forward makes no edit, for the reason the case names
 // Each file holds one kernel named k. A line `// golden: key=value ...` sets transform params
 // (values may be quoted: key="two words"); the key block_size sets TransformFacts.block_size, the key block
@@ -74,7 +76,7 @@ const std::vector<std::string>& clangArgs() {
   return args;
 }
 
-enum class Kind { RoundTrip, ForwardOnly, Noop };
+enum class Kind { RoundTrip, ForwardOnly, InverseOnly, Noop };
 
 struct GoldenCase {
   std::string id, name;
@@ -98,6 +100,9 @@ std::vector<GoldenCase> casesOf(const std::string& id) {
     std::string n = f.filename().string();
     if (endsWith(n, ".noop.cu")) {
       cases.push_back({id, n.substr(0, n.size() - 8), Kind::Noop, f, {}});
+    } else if (endsWith(n, ".inv-only.in.cu")) {
+      std::string base = n.substr(0, n.size() - 15);
+      cases.push_back({id, base, Kind::InverseOnly, f, dir / (base + ".inv-only.out.cu")});
     } else if (endsWith(n, ".fwd-only.in.cu")) {
       std::string base = n.substr(0, n.size() - 15);
       cases.push_back({id, base, Kind::ForwardOnly, f, dir / (base + ".fwd-only.out.cu")});
@@ -235,6 +240,14 @@ void checkCase(const GoldenCase& c, Counts& n) {
     return;
   }
   INFO("expected golden output " << c.out.string());
+  if (c.kind == Kind::InverseOnly) {
+    REQUIRE(fs::exists(c.out));
+    std::string out = readFile(c.out);
+    requireParses(c, out, "output");
+    compare(c, "inverse", out, step(c, in, Direction::Inverse, s));
+    ++n.inverse;
+    return;
+  }
   if (const char* u = std::getenv("KLINEAGE_UPDATE_GOLDEN"); u && std::string(u) == "1") {
     StepResult r = step(c, in, Direction::Forward, s);
     if (r.applied) atomicWrite(c.out, r.overlay[fakePath(c)]);
