@@ -2,8 +2,10 @@
 // Why it can pay: the compiler may keep loads in registers and use the read-only data path.
 // When it is sound: the pointers never overlap (a workload/capture fact the skill requires); const
 // is only added when the kernel has a single declaration, because it changes the signature.
-// Inverse: drops __restrict__ (and the pointee const of restrict-qualified pointers).
+// Inverse: drops __restrict__ (and the pointee const of restrict-qualified pointers, unless a launch
+// in the unit passes a pointer to const there).
 #include <algorithm>
+#include <set>
 
 #include <clang/AST/TypeLoc.h>
 #include <clang/Lex/Lexer.h>
@@ -69,6 +71,17 @@ class RestrictPointers : public Transform {
     const auto& sm = ctx.getSourceManager();
     const auto* fd = req.kernel;
     bool single_decl = std::distance(fd->redecls_begin(), fd->redecls_end()) == 1;
+    // Parameters a launch in this unit passes a pointer to const (an expert's own launcher taking
+    // `const float*`): dropping their const would break that launch, so it stays.
+    std::set<unsigned> const_args;
+    for (const clang::CUDAKernelCallExpr* call : kernelCalls(ctx)) {
+      const clang::FunctionDecl* launched = launchedKernel(call);
+      if (!launched || launched->getCanonicalDecl() != fd->getCanonicalDecl()) continue;
+      for (unsigned i = 0; i < call->getNumArgs() && i < fd->getNumParams(); ++i) {
+        const clang::QualType t = call->getArg(i)->IgnoreParenImpCasts()->getType();
+        if (t->isPointerType() && t->getPointeeType().isConstQualified()) const_args.insert(i);
+      }
+    }
     unsigned edits = 0;
     for (const clang::ParmVarDecl* pv : fd->parameters()) {
       clang::QualType t = pv->getType();
@@ -88,7 +101,8 @@ class RestrictPointers : public Transform {
         ++edits;
         break;
       }
-      if (single_decl && t->getPointeeType().isConstQualified() && text.rfind("const ", 0) == 0) {
+      if (single_decl && !const_args.count(pv->getFunctionScopeIndex()) && t->getPointeeType().isConstQualified() &&
+          text.rfind("const ", 0) == 0) {
         req.rewriter.RemoveText(begin, 6);
       }
     }
