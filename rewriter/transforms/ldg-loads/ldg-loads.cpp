@@ -1,0 +1,229 @@
+// ldg-loads: x[i]  ->  __ldg(&x[i]) for every element load through a const pointer parameter.
+// Why it can pay: __ldg loads through the read-only (texture) data path, cached in L1 without
+// coherence traffic; the compiler uses that path on its own only when it can prove the data is
+// read-only for the whole kernel (const __restrict__), so a kernel with plain `const T*`
+// parameters gets it only when written out.
+// When it is sound: the data must not change while the kernel runs: no other parameter may point
+// into it and be written (the skill requires the no-overlap fact, as restrict-pointers does), and
+// the kernel cannot write through a const pointer without casting const away (refused below).
+// Only element types __ldg has an overload for are loaded this way.
+// Inverse: __ldg(&E) -> E and __ldg(p + k) -> p[k] (__ldg(p) -> p[0]), for any __ldg the kernel
+// calls: an expert's read-only loads become plain loads.
+#include <set>
+
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Lex/Lexer.h>
+
+#include "rewriter/ast_util.h"
+#include "rewriter/transform.h"
+
+namespace klineage {
+namespace {
+
+// The element types __ldg is declared for (sm_32_intrinsics.h), by their canonical spelling.
+bool ldgType(clang::QualType t) {
+  static const std::set<std::string> kTypes{
+      "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
+      "unsigned long", "long long", "unsigned long long", "float", "double", "struct char2", "struct char4",
+      "struct uchar2", "struct uchar4", "struct short2", "struct short4", "struct ushort2", "struct ushort4",
+      "struct int2", "struct int4", "struct uint2", "struct uint4", "struct longlong2", "struct ulonglong2",
+      "struct float2", "struct float4", "struct double2", "struct __half", "struct __half2",
+      "struct __nv_bfloat16", "struct __nv_bfloat162"};
+  return kTypes.count(t.getCanonicalType().getUnqualifiedType().getAsString()) > 0;
+}
+
+const clang::Expr* bare(const clang::Expr* e) { return e->IgnoreParenImpCasts(); }
+
+struct Finder : clang::RecursiveASTVisitor<Finder> {
+  std::vector<const clang::ArraySubscriptExpr*> subscripts;
+  std::vector<const clang::CallExpr*> ldgs;
+  std::vector<const clang::CXXConstCastExpr*> const_casts;
+  std::vector<const clang::CStyleCastExpr*> c_casts;
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
+    subscripts.push_back(e);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* c) {
+    if (const auto* fd = c->getDirectCallee(); fd && fd->getName() == "__ldg" && c->getNumArgs() == 1) ldgs.push_back(c);
+    return true;
+  }
+  bool VisitCXXConstCastExpr(clang::CXXConstCastExpr* c) {
+    const_casts.push_back(c);
+    return true;
+  }
+  bool VisitCStyleCastExpr(clang::CStyleCastExpr* c) {
+    c_casts.push_back(c);
+    return true;
+  }
+};
+
+// The pointer a subscript's base names when it is one of `readonly` (const pointer parameters,
+// and local const pointers made from them), else nullptr.
+const clang::VarDecl* readOnlyBase(const clang::ArraySubscriptExpr* e, const std::set<const clang::VarDecl*>& readonly) {
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(bare(e->getBase()));
+  const auto* v = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  return v && readonly.count(v) ? v : nullptr;
+}
+
+// The variable a pointer expression points into: through casts, parentheses, `p + k`, `k + p`,
+// `p - k` and `&p[k]`; nullptr for anything else (a conditional may point into either operand).
+const clang::VarDecl* pointerBase(const clang::Expr* e) {
+  while (e) {
+    e = e->IgnoreParenCasts();
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) return llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+      if (b->getOpcode() != clang::BO_Add && b->getOpcode() != clang::BO_Sub) return nullptr;
+      const bool lhs = b->getLHS()->getType()->isPointerType();
+      if (!lhs && (b->getOpcode() == clang::BO_Sub || !b->getRHS()->getType()->isPointerType())) return nullptr;
+      e = lhs ? b->getLHS() : b->getRHS();
+      continue;
+    }
+    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
+      if (const auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens())) {
+        e = a->getBase();
+        continue;
+      }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// Local pointers to const initialized from one of `params` (`const float4* x4 =
+// reinterpret_cast<const float4*>(x)`, `const float* row = in + r * C`) and never assigned again:
+// they point into the same read-only data.
+void addDerived(clang::ASTContext& ctx, const clang::Stmt* body, std::set<const clang::VarDecl*>& readonly) {
+  struct Locals : clang::RecursiveASTVisitor<Locals> {
+    std::vector<const clang::VarDecl*> vars;
+    bool VisitVarDecl(clang::VarDecl* v) {
+      if (!llvm::isa<clang::ParmVarDecl>(v) && v->getType()->isPointerType() && v->getInit()) vars.push_back(v);
+      return true;
+    }
+  } locals;
+  locals.TraverseStmt(const_cast<clang::Stmt*>(body));
+  for (const clang::VarDecl* v : locals.vars) {  // in order: a local made from an earlier local counts
+    if (!v->getType()->getPointeeType().isConstQualified()) continue;
+    const clang::VarDecl* from = pointerBase(v->getInit());
+    if (from && readonly.count(from) && (v->getType().isConstQualified() || onlyReads(ctx, body, v))) readonly.insert(v);
+  }
+}
+
+// Whether the element's value is read: a scalar's lvalue-to-rvalue conversion, or a vector
+// type's copy (`float4 v = rows[i]`); not an address taken, a reference bound or a member read.
+bool isLoad(clang::ASTContext& ctx, const clang::ArraySubscriptExpr* e) {
+  const clang::Stmt* parent = parentStmtOf(ctx, *e);
+  while (const auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(parent)) parent = parentStmtOf(ctx, *pe);
+  if (const auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(parent)) {
+    if (ice->getCastKind() == clang::CK_LValueToRValue) return true;
+    if (ice->getCastKind() != clang::CK_NoOp) return false;
+    parent = parentStmtOf(ctx, *ice);
+  }
+  const auto* ctor = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(parent);
+  return ctor && ctor->getNumArgs() == 1 && ctor->getConstructor()->isCopyOrMoveConstructor();
+}
+
+bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
+
+class LdgLoads : public Transform {
+ public:
+  std::string id() const override { return "ldg-loads"; }
+  std::string summary() const override { return "load through const pointer parameters with __ldg (the read-only data path)"; }
+
+  TransformResult forward(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    const auto* fd = req.kernel;
+    if (!fd->hasBody()) return TransformResult::no("the kernel has no body");
+    Finder f;
+    f.TraverseStmt(fd->getBody());
+    std::set<const clang::VarDecl*> consts;
+    for (const clang::ParmVarDecl* pv : fd->parameters())
+      if (pv->getType()->isPointerType() && pv->getType()->getPointeeType().isConstQualified()) consts.insert(pv);
+    if (consts.empty()) return TransformResult::no("no const pointer parameter (only data the kernel cannot write is loaded with __ldg)");
+    std::set<const clang::VarDecl*> readonly = consts;
+    addDerived(ctx, fd->getBody(), readonly);
+    // A cast that may take const away from one of them: the kernel might write the data after all.
+    auto castsAway = [&](const clang::Expr* operand) -> const clang::VarDecl* {
+      for (const clang::VarDecl* pv : readonly)
+        if (usesDecl(operand, pv)) return pv;
+      return nullptr;
+    };
+    for (const auto* c : f.const_casts)
+      if (const auto* pv = castsAway(c->getSubExpr()))
+        return TransformResult::no("const_cast on '" + pv->getNameAsString() + "': the kernel may write through it");
+    for (const auto* c : f.c_casts)
+      if (c->getType()->isPointerType() && !c->getType()->getPointeeType().isConstQualified())
+        if (const auto* pv = castsAway(c->getSubExpr()))
+          return TransformResult::no("a cast takes const away from '" + pv->getNameAsString() + "': the kernel may write through it");
+    std::set<const clang::ArraySubscriptExpr*> inside_ldg;
+    for (const auto* c : f.ldgs)
+      if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(bare(c->getArg(0))); u && u->getOpcode() == clang::UO_AddrOf)
+        if (const auto* s = llvm::dyn_cast<clang::ArraySubscriptExpr>(bare(u->getSubExpr()))) inside_ldg.insert(s);
+    unsigned edits = 0;
+    std::set<std::string> names;
+    for (const auto* e : f.subscripts) {
+      const clang::VarDecl* pv = readOnlyBase(e, readonly);
+      if (!pv || inside_ldg.count(e) || inMacro(e) || !ldgType(e->getType())) continue;
+      if (!isLoad(ctx, e)) continue;
+      const auto range = fileRange(ctx, e->getSourceRange());
+      if (range.isInvalid()) continue;
+      req.rewriter.InsertTextBefore(range.getBegin(), "__ldg(&");
+      req.rewriter.InsertTextAfter(range.getEnd(), ")");
+      names.insert(pv->getNameAsString());
+      ++edits;
+    }
+    if (!edits) return TransformResult::no("no element load through a const pointer parameter left to read with __ldg");
+    std::string what;
+    for (const auto& n : names) what += (what.empty() ? "" : ", ") + n;
+    return TransformResult::yes("__ldg loads of " + what + " (" + std::to_string(edits) + ")");
+  }
+
+  TransformResult inverse(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    const auto& sm = ctx.getSourceManager();
+    const auto* fd = req.kernel;
+    if (!fd->hasBody()) return TransformResult::no("the kernel has no body");
+    Finder f;
+    f.TraverseStmt(fd->getBody());
+    auto& rw = req.rewriter;
+    auto endOf = [&](clang::SourceLocation l) { return clang::Lexer::getLocForEndOfToken(l, 0, sm, ctx.getLangOpts()); };
+    auto cut = [&](clang::SourceLocation a, clang::SourceLocation b, const std::string& with) {
+      rw.ReplaceText(clang::CharSourceRange::getCharRange(a, b), with);
+    };
+    // Each call is taken apart by small edits at its own tokens (not replaced whole), so nested
+    // calls (__ldg(&x[__ldg(&i[t])])) simplify together.
+    unsigned edits = 0;
+    for (const auto* c : f.ldgs) {
+      if (inMacro(c)) continue;
+      const clang::SourceLocation begin = c->getBeginLoc(), rparen = c->getRParenLoc();
+      const clang::Expr* arg = c->getArg(0)->IgnoreImpCasts();
+      if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(arg->IgnoreParens()); u && u->getOpcode() == clang::UO_AddrOf) {
+        // __ldg(&E) -> E; (E) where E is not a postfix expression
+        const clang::Expr* e = u->getSubExpr()->IgnoreParens();
+        const bool postfix = llvm::isa<clang::ArraySubscriptExpr, clang::DeclRefExpr, clang::MemberExpr>(e);
+        cut(begin, u->getSubExpr()->getBeginLoc(), postfix ? "" : "(");
+        rw.ReplaceText(rparen, 1, postfix ? "" : ")");
+      } else if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(arg->IgnoreParens());
+                 b && b->getOpcode() == clang::BO_Add && b->getLHS()->getType()->isPointerType()) {
+        // __ldg(p + k) -> p[k]; (q)[k] for a base that is not a postfix expression
+        const clang::Expr* lhs = b->getLHS();
+        const bool postfix = llvm::isa<clang::DeclRefExpr, clang::ArraySubscriptExpr, clang::MemberExpr, clang::ParenExpr>(
+            lhs->IgnoreImpCasts());
+        cut(begin, lhs->getBeginLoc(), postfix ? "" : "(");
+        cut(endOf(lhs->getEndLoc()), b->getRHS()->getBeginLoc(), postfix ? "[" : ")[");
+        rw.ReplaceText(rparen, 1, "]");
+      } else if (llvm::isa<clang::DeclRefExpr>(arg)) {
+        cut(begin, arg->getBeginLoc(), "");  // __ldg(p) -> p[0]
+        rw.ReplaceText(rparen, 1, "[0]");
+      } else {
+        cut(begin, endOf(c->getCallee()->getEndLoc()), "");  // __ldg(P) -> (P)[0]
+        rw.InsertTextAfterToken(rparen, "[0]");
+      }
+      ++edits;
+    }
+    if (!edits) return TransformResult::no("the kernel calls no __ldg");
+    return TransformResult::yes("__ldg loads made plain loads (" + std::to_string(edits) + ")");
+  }
+};
+
+}  // namespace
+std::unique_ptr<Transform> makeLdgLoads() { return std::make_unique<LdgLoads>(); }
+}  // namespace klineage
