@@ -22,6 +22,8 @@
   X(RowRegisters) \
   X(ReciprocalMultiply) \
   X(TreeReduceShuffle) \
+  X(LdgLoads) \
+  X(Forceinline) \
   /* one line per transform, above this one */
 // clang-format on
 
