@@ -54,11 +54,15 @@ bool sourceLike(const fs::path& f) {
 // directory is unknown (then nothing is kept: the whole program is captured again).
 std::string hostHash(const Config& cfg, const Manifest& manifest) {
   if (cfg.source_dir.empty()) return "";
+  // Every path as the file system resolves it: clang names files by their real paths, the walk
+  // below by the source directory's spelling (which may go through a symlink).
+  std::error_code ec;
+  auto real = [&ec](const fs::path& f) { return fs::weakly_canonical(f, ec).string(); };
   std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> cuts;  // file -> kernel byte ranges
   for (const auto& k : manifest.kernels)
-    if (k.range.end_offset > k.range.begin_offset) cuts[k.range.file].push_back({k.range.begin_offset, k.range.end_offset});
-  std::set<std::string> files(manifest.files.begin(), manifest.files.end());
-  std::error_code ec;
+    if (k.range.end_offset > k.range.begin_offset) cuts[real(k.range.file)].push_back({k.range.begin_offset, k.range.end_offset});
+  std::set<std::string> files;
+  for (const auto& f : manifest.files) files.insert(real(f));
   const fs::path build = cfg.build_dir.empty() ? fs::path() : fs::weakly_canonical(cfg.build_dir, ec);
   fs::recursive_directory_iterator it(cfg.source_dir, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) return "";
@@ -73,7 +77,7 @@ std::string hostHash(const Config& cfg, const Manifest& manifest) {
         it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec) && sourceLike(f)) files.insert(fs::absolute(f).lexically_normal().string());
+    if (it->is_regular_file(ec) && sourceLike(f)) files.insert(real(f));
   }
   std::string text;
   for (const auto& f : files) {

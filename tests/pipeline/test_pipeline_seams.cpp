@@ -516,6 +516,21 @@ TEST_CASE("seams: after an edit of one kernel only its launches are captured aga
   REQUIRE(run.cap.calls == 5);
   CHECK(run.cap.asked[4].size() == 2);
   CHECK(run.status.saw("cannot keep launches of the last capture"));
+  // the source directory named through a symlink (clang names the kernels' files by their real
+  // paths): a kernel-only edit is still one
+  const fs::path link = p.root.string() + "-link";
+  fs::remove(link);
+  fs::create_directory_symlink(p.root, link);
+  p.setConfig("source_dir", link.string());
+  src.replace(src.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  CHECK(run.cap.asked.back() == std::vector<std::string>{"relu"});
+  src.replace(src.find("0.0f < in[i]"), 12, "in[i] > 0.0f");
+  atomicWrite(p.root / "src/relu.cu", src);
+  REQUIRE(run(p, gpu, no_cache) == 0);
+  CHECK(run.cap.asked.back() == std::vector<std::string>{"relu"});
+  fs::remove(link);
 }
 
 TEST_CASE("seams: the replay check runs a kernel with atomics more often to see float atomics differ",
