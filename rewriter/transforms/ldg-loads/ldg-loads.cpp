@@ -153,15 +153,11 @@ class LdgLoads : public Transform {
       if (c->getType()->isPointerType() && !c->getType()->getPointeeType().isConstQualified())
         if (const auto* pv = castsAway(c->getSubExpr()))
           return TransformResult::no("a cast takes const away from '" + pv->getNameAsString() + "': the kernel may write through it");
-    std::set<const clang::ArraySubscriptExpr*> inside_ldg;
-    for (const auto* c : f.ldgs)
-      if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(bare(c->getArg(0))); u && u->getOpcode() == clang::UO_AddrOf)
-        if (const auto* s = llvm::dyn_cast<clang::ArraySubscriptExpr>(bare(u->getSubExpr()))) inside_ldg.insert(s);
     unsigned edits = 0;
     std::set<std::string> names;
     for (const auto* e : f.subscripts) {
       const clang::VarDecl* pv = readOnlyBase(e, readonly);
-      if (!pv || inside_ldg.count(e) || inMacro(e) || !ldgType(e->getType())) continue;
+      if (!pv || inMacro(e) || !ldgType(e->getType())) continue;  // (one under __ldg(&...) is no load: isLoad)
       if (!isLoad(ctx, e)) continue;
       const auto range = fileRange(ctx, e->getSourceRange());
       if (range.isInvalid()) continue;
