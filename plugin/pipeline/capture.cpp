@@ -139,8 +139,7 @@ void collect(const fs::path& tmp, CaptureRun& run) {
     try {
       LaunchRecord r = loadRecord(entry.path().string(), false);
       s.records.push_back(entry.path().filename().string());
-      for (const auto& a : r.allocations)  // an unchanged allocation's after blob is its before blob
-        s.bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() || a.after == a.before ? 0 : a.size);
+      s.bytes += recordBytes(r);
     } catch (const std::exception&) {
       fs::remove_all(entry.path());
     }
@@ -257,6 +256,13 @@ int runCapture(const CaptureOptions& opt, CaptureSummary* out) {
   st.info("klineage: capture: " + std::to_string(s.records.size()) + " launch" + (s.records.size() == 1 ? "" : "es") +
           " recorded (" + std::to_string(s.bytes) + " bytes) in " + dest.string() + "; the program's output is in " + log);
   return kExitOk;
+}
+
+unsigned long long recordBytes(const LaunchRecord& r) {
+  unsigned long long bytes = 0;
+  for (const auto& a : r.allocations)
+    bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() || a.after == a.before ? 0 : a.size);
+  return bytes;
 }
 
 void listKernels(const Manifest& manifest, CaptureOptions& opt) {

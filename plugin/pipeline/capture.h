@@ -30,6 +30,10 @@ struct CaptureOptions {
   Status* status = nullptr;                   // where it says what happened (required)
 };
 
+// The blob bytes a record holds on disk: each before blob, and each after blob that is not the
+// before blob again (an allocation the launch left unchanged).
+unsigned long long recordBytes(const LaunchRecord& r);
+
 // Every kernel of the manifest as the program launches it: plain kernels by their mangled name,
 // templates by each instantiation's (manifest names beside them).
 void listKernels(const Manifest& manifest, CaptureOptions& opt);

@@ -1,4 +1,5 @@
 #include "captures.h"
+#include "capture.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -180,9 +181,7 @@ bool capturePart(Pipeline& p, const Manifest& manifest, const fs::path& prev, co
     const LaunchRecord r = loadRecord((prev / rel).string(), /*verify_blobs=*/false);
     checkBlobSizes(r);  // a blob gone or cut short since: capture everything again
     if (changed.count(r.mangled) || !basis["kernels"].contains(r.mangled)) continue;
-    unsigned long long bytes = 0;
-    for (const auto& a : r.allocations)
-      bytes += (a.before.empty() ? 0 : a.size) + (a.after.empty() || a.after == a.before ? 0 : a.size);
+    const unsigned long long bytes = recordBytes(r);
     kept.push_back({rel, bytes});
     kept_bytes += bytes;
     kept_kernels.insert(r.kernel);
