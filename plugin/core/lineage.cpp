@@ -35,6 +35,11 @@ namespace {
 
 nlohmann::json stepJson(const LineageStep& s) {
   nlohmann::json j = {{"transform", s.transform}, {"direction", "inverse"}, {"params", s.params}, {"what", s.what}};
+  if (s.materialize != "rewriter") {  // lineages of rewriter steps only read as before
+    j["materialize"] = s.materialize;
+    j["forward"] = s.forward;
+    j["example"] = s.example;
+  }
   if (!s.probes.empty()) {  // `klineage mine --probe` only: lineages without it read as before
     nlohmann::json probes = nlohmann::json::array();
     for (const auto& p : s.probes)
@@ -52,6 +57,11 @@ LineageStep stepFrom(const nlohmann::json& j) {
   s.transform = j.at("transform").get<std::string>();
   s.params = j.value("params", nlohmann::json::object());
   s.what = j.value("what", "");
+  s.materialize = j.value("materialize", "rewriter");
+  if (s.materialize != "rewriter" && s.materialize != "llm")
+    throw std::runtime_error("step materialize \"" + s.materialize + "\": expected \"rewriter\" or \"llm\"");
+  s.forward = j.value("forward", "");
+  s.example = j.value("example", "");
   for (const auto& p : j.value("probes", nlohmann::json::array())) {
     StepProbe sp;
     sp.precondition = p.at("precondition").get<std::string>();
@@ -231,7 +241,7 @@ std::string paramsText(const nlohmann::json& params) {
 std::string lineageLine(const Lineage& l, const LineageVersion& v) {
   (void)l;
   std::string s = v.id + (v.parent.empty() ? " (expert)" : " <- " + v.parent);
-  if (v.step) s += "  -" + v.step->transform + paramsText(v.step->params);
+  if (v.step) s += "  -" + v.step->transform + paramsText(v.step->params) + (v.step->materialize == "llm" ? " (llm)" : "");
   s += "  " + v.outcome;
   s += v.time_ms > 0 ? "  " + fixed(v.time_ms, 4) + " ms" : "  (not timed)";
   if (v.parent_speedup) s += "  (forward step " + fixed(*v.parent_speedup, 2) + "x)";
@@ -388,6 +398,12 @@ std::vector<std::pair<std::string, std::string>> probeRisks(const Lineage& l, co
 
 }  // namespace
 
+static std::string oneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
 std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir) {
   std::vector<MinedSkill> skills;
   std::map<std::string, size_t> by_key;  // transform + params + anchor -> skill
@@ -398,12 +414,14 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     const LineageStep* stp = ss.step;
     std::vector<std::string> features = v.features;
     std::sort(features.begin(), features.end());
-    const std::string key = stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();
+    const std::string key =
+        stp->materialize + "|" + stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();
     auto [it, fresh] = by_key.emplace(key, skills.size());
     if (fresh) {
       MinedSkill s;
-      const unsigned n = ++per_transform[stp->transform];
-      s.id = "mined-" + skillIdPart(l.kernel) + "-" + skillIdPart(stp->transform) + (n > 1 ? "-" + std::to_string(n) : "");
+      const std::string base = skillIdPart(stp->transform) + (stp->materialize == "llm" ? "-llm" : "");
+      const unsigned n = ++per_transform[base];
+      s.id = "mined-" + skillIdPart(l.kernel) + "-" + base + (n > 1 ? "-" + std::to_string(n) : "");
       s.first = &v;
       s.step = stp;
       s.parent = parent->id;
@@ -437,8 +455,17 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     o << "id = " << tomlString(s.id) << "\n";
     o << "intent = " << tomlString(s.step->transform + " as the expert " + l.kernel + " has it: the inverse step " +
                                    s.parent + " -> " + v.id + " of its lineage, reversed") << "\n";
-    o << "transform = " << tomlString(s.step->transform) << "\n";
-    if (!s.step->params.empty()) {
+    if (s.step->materialize == "llm") {
+      // No forward transform writes the expert's form back: a language model applies the step, shown
+      // the expert's own forward diff (docs/lineage.md, "Steps no transform reproduces").
+      o << "# " << s.step->transform << "'s forward does not give " << s.parent << " back from " << v.id << ": "
+        << oneLine(s.step->forward) << "\n";
+      o << "materialize = \"llm\"\n";
+      o << "example = " << tomlString(s.step->example) << "\n";
+    } else {
+      o << "transform = " << tomlString(s.step->transform) << "\n";
+    }
+    if (!s.step->params.empty() && s.step->materialize != "llm") {
       o << "\n[params]\n";
       for (auto& [k, val] : s.step->params.items()) o << k << " = " << tomlValue(val) << "\n";
     }

@@ -43,6 +43,12 @@ struct LineageStep {
   std::string what;                                  // what the inverse said it did
   // `klineage mine --probe`: the forward step's precondition probes (empty: not probed).
   std::vector<StepProbe> probes;
+  // "rewriter": the transform's forward step gives the parent back from the version (the mined
+  // skill names the transform); "llm": no parameter set's forward does (`forward` says why), so the
+  // mined skill is one a language model materializes from `example`, the forward diff.
+  std::string materialize = "rewriter";
+  std::string forward;
+  std::string example;
 };
 
 // An inverse step `klineage mine` did not keep (docs/lineage.md): the forward step with the step's

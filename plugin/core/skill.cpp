@@ -98,7 +98,7 @@ class SkillReader {
 
   Skill read(const std::vector<std::string>& known_transforms, const std::vector<std::string>& known_features) {
     const toml::table root = parseTomlFile(file_, "skill file");
-    checkKeys(root, {"anchor", "effect", "id", "intent", "materialize", "params", "preconditions", "prompt",
+    checkKeys(root, {"anchor", "effect", "example", "id", "intent", "materialize", "params", "preconditions", "prompt",
                      "provenance", "risks", "schema", "search_rank", "transform"},
               "the skill file");
     Skill s;
@@ -153,6 +153,10 @@ class SkillReader {
       failAt(root.get("prompt"), "prompt: only a skill a language model materializes has a prompt; expected "
                                  "materialize = \"llm\" or \"transform+llm\" with it");
     if (root.get("prompt") && s.prompt.empty()) failAt(root.get("prompt"), "prompt: expected a non-empty string");
+    s.example = str(root, nullptr, "example", "example", false);
+    if (root.get("example") && s.materialize == Materialize::Transform)
+      failAt(root.get("example"), "example: only a skill a language model materializes has an example; expected "
+                                  "materialize = \"llm\" or \"transform+llm\" with it");
     for (size_t at = s.prompt.find("{{"); at != std::string::npos; at = s.prompt.find("{{", at + 2)) {
       const size_t close = s.prompt.find("}}", at);
       const std::string name = close == std::string::npos ? "" : s.prompt.substr(at + 2, close - at - 2);
@@ -339,7 +343,7 @@ const char* materializeName(Materialize m) {
 const std::vector<std::string>& promptPlaceholders() {
   static const std::vector<std::string> names = {
       "skill_id", "intent",     "anchor",      "preconditions", "effect",     "risks",   "params",
-      "kernel",   "signature",  "kernel_file", "kernel_source", "launch_site", "facts", "failures"};
+      "kernel",   "signature",  "kernel_file", "kernel_source", "launch_site", "facts", "failures", "example"};
   return names;
 }
 
@@ -464,6 +468,7 @@ nlohmann::json skillToJson(const Skill& s) {
           {"materialize", materializeName(s.materialize)},
           {"search_rank", s.search_rank},
           {"prompt", s.prompt},
+          {"example", s.example},
           {"params", s.params},
           {"anchor",
            {{"description", s.anchor_description},

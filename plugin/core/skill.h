@@ -56,6 +56,9 @@ struct Skill {
   Materialize materialize = Materialize::Transform;
   int search_rank = 0;                                // the skill search tries lower ranks first
   std::string prompt;                                 // the LLM prompt template ("": the default one)
+  // An LLM skill's worked example ({{example}}): a mined step the rewriter cannot reproduce carries
+  // its forward diff on the expert it came from (docs/lineage.md).
+  std::string example;
   nlohmann::json params = nlohmann::json::object();  // transform parameters, TOML values as JSON
   std::string anchor_description;
   std::vector<std::string> requires_features, forbids_features;

@@ -21,6 +21,8 @@ What to do: {{intent}}
 The code shape it applies to: {{anchor}}
 Preconditions, all proven for this kernel: {{preconditions}}
 Expected effect: {{effect}}
+How an expert wrote it (a diff of the expert's kernel before and after this step; apply the same idea to this kernel, not the same text):
+{{example}}
 Risks, and what guards against them:
 {{risks}}
 

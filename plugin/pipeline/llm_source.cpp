@@ -201,7 +201,8 @@ class LlmSource : public VariantSource {
             {"kernel_source", p.originals.at(k.range.file)},
             {"launch_site", launchesOf(k)},
             {"facts", factsOf(plan)},
-            {"failures", fails.empty() ? "none: this is the first attempt\n" : fails}};
+            {"failures", fails.empty() ? "none: this is the first attempt\n" : fails},
+            {"example", s.example.empty() ? "none recorded\n" : "```diff\n" + s.example + "```\n"}};
   }
 
   // Why the variant's file changes more than the kernel ("" when it does not).

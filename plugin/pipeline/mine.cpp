@@ -272,6 +272,18 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
           cands.push_back({std::move(r), g, std::move(step), std::move(key), std::move(why)});
         }
         std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.dropped.empty(); });
+        // No parameter set's forward gives the parent back: the step is still the expert's (the gate
+        // judges the version as any other), but its skill is one a language model applies from the
+        // expert's own forward diff (materialize = "llm"); parameters only the transform reads go.
+        const bool rewriter_reproduces = !cands.empty() && cands.front().dropped.empty();
+        for (Candidate& c : cands) {
+          if (rewriter_reproduces || c.dropped.empty()) continue;
+          c.step.materialize = "llm";
+          c.step.forward = std::move(c.dropped);
+          c.step.params = nlohmann::json::object();
+          c.step.example = describeDiff(c.r.overlay.at(file), n.overlay.at(file), 2);
+          c.dropped.clear();
+        }
         for (Candidate& c : cands) {
           StepResult& r = c.r;
           const GeometryChange& g = c.g;

@@ -81,6 +81,7 @@ const char* kSkill = R"(schema = 1
 id = "fused-multiply-add"
 intent = "Compute a * x + y with one fused multiply-add (fmaf) instead of a multiply and an add."
 materialize = "llm"
+example = "@@ line 3 @@\n-  out[i] = a * v + b;\n+  out[i] = fmaf(a, v, b);\n"
 
 [anchor]
 description = "an elementwise kernel with a global thread index"
@@ -173,6 +174,8 @@ TEST_CASE("a good reply is gated like any variant and selected", "[llm][pipeline
   CHECK(prompt.find("rtol 1e-05") != std::string::npos);
   CHECK(prompt.find("fmaf rounds once") != std::string::npos);                             // the risks
   CHECK(prompt.find("none: this is the first attempt") != std::string::npos);
+  CHECK(prompt.find("```diff\n@@ line 3 @@\n-  out[i] = a * v + b;\n+  out[i] = fmaf(a, v, b);\n```") !=
+        std::string::npos);  // the skill's example
   const nlohmann::json rep = p.report();
   INFO(allOutcomes(rep));
   const nlohmann::json* v = variant(rep, "saxpy/llm-fused-multiply-add-1");

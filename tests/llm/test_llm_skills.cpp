@@ -61,6 +61,9 @@ TEST_CASE("skills: wrong combinations are errors at their line", "[llm]") {
   CHECK_THROWS_WITH(d.load(""), Catch::Contains("missing 'transform'") && Catch::Contains("materialize = \"llm\""));
   CHECK_THROWS_WITH(d.load("transform = \"restrict-pointers\"\nprompt = \"p\""),
                     Catch::Contains("only a skill a language model materializes has a prompt"));
+  CHECK_THROWS_WITH(d.load("transform = \"restrict-pointers\"\nexample = \"-a\\n+b\\n\""),
+                    Catch::Contains("s.toml:5") && Catch::Contains("only a skill a language model materializes has an example"));
+  CHECK(d.load("materialize = \"llm\"\nexample = \"-a\\n+b\\n\"")[0].example == "-a\n+b\n");
   CHECK_THROWS_WITH(d.load("materialize = \"llm\"\nprompt = \"see {{kernal}}\""),
                     Catch::Contains("unknown placeholder '{{kernal}}'") && Catch::Contains("kernel_source"));
 }

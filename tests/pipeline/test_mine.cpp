@@ -788,13 +788,19 @@ TEST_CASE("mine: a parameter set the inverse ignored is dropped when its forward
   bool coarse = false;
   for (const auto& v : l.versions) coarse = coarse || (v.step && paramsOf(*v.step) == R"({"coarsen":"64"})");
   CHECK(coarse);
-  // -grid-stride-loop of the reduction's loop: grid-stride-loop's forward refuses what it leaves,
-  // so no version is made (it would cover n / 16)
-  for (const auto& v : l.versions) CHECK(transformOf(v) != "grid-stride-loop");
-  const DroppedStep* gsl = droppedWith(l, "grid-stride-loop", "{}");
+  // -grid-stride-loop of the reduction's loop: grid-stride-loop's forward refuses what it leaves (it
+  // would cover n / 16), and no other parameter set's forward gives v0 back: the version is made and
+  // gated all the same, its step one a language model would apply, with the forward diff as example
+  const LineageVersion* gsl = nullptr;
+  for (const auto& v : l.versions)
+    if (v.parent == "v0" && transformOf(v) == "grid-stride-loop") gsl = &v;
   REQUIRE(gsl);
-  CHECK(gsl->version.empty());
-  CHECK_THAT(gsl->reason, Catch::StartsWith("forward with the default parameters refuses the simplified version"));
+  CHECK(gsl->step->materialize == "llm");
+  CHECK_THAT(gsl->step->forward, Catch::StartsWith("forward with the default parameters refuses the simplified version"));
+  CHECK_THAT(gsl->step->example, Catch::Contains("i += blockDim.x * gridDim.x") && Catch::Contains("\n+"));
+  CHECK(gsl->accepted);
+  CHECK(droppedWith(l, "grid-stride-loop", "{}") == nullptr);
+  CHECK_THAT(lineageLine(l, *gsl), Catch::Contains("-grid-stride-loop (llm)"));
 
   // the skills: coarsen 16 and coarsen 64, no unroll
   const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
@@ -816,9 +822,13 @@ TEST_CASE("mine: a parameter set the inverse ignored is dropped when its forward
   CHECK(b->parent == "v0");
   CHECK(b->reason == unrolled->reason);
   CHECK(b->version == naive->id);
-  const DroppedStep* bg = droppedWith(back, "grid-stride-loop", "{}");
+  const LineageVersion* bg = back.find(gsl->id);
   REQUIRE(bg);
-  CHECK(bg->version.empty());
+  REQUIRE(bg->step);
+  CHECK(bg->step->materialize == "llm");
+  CHECK(bg->step->forward == gsl->step->forward);
+  CHECK(bg->step->example == gsl->step->example);
+  CHECK(back.find(naive->id)->step->materialize == "rewriter");
 }
 
 TEST_CASE("mine: the parameter set whose forward gives the expert back is kept as the step", "[mine]") {
@@ -855,4 +865,45 @@ TEST_CASE("mine: the parameter set whose forward gives the expert back is kept a
   CHECK(skills[0].transform == "block-reduce-atomic");
   CHECK(skills[0].params == nlohmann::json{{"coarsen", 16}, {"unroll", 4}});
   CHECK(skills[0].lineage_version == naive.id);
+}
+
+TEST_CASE("mine: a paying step no forward transform reproduces becomes a skill a language model applies, with the "
+          "expert's diff as its example",
+          "[mine]") {
+  // -grid-stride-loop's forward refuses the version it leaves (test above); here the expert's
+  // grid-stride loop is what makes it fast (a version without gridDim runs at half speed).
+  Project p(4, reductionFiles(1), {"expert.cu"});
+  SourceJudge gpu;
+  gpu.speed = [](const std::string& text) { return text.find("gridDim") != std::string::npos ? 1.0 : 0.5; };
+  const fs::path dir = p.root / "mined-skills";
+  Mined m = mine(p, gpu, dir.string(), false, "rsum");
+  REQUIRE(m.rc == 0);
+  const Lineage& l = m.lineage;
+  std::string lines;
+  for (const auto& v : l.versions) lines += lineageLine(l, v) + "\n";
+  INFO(lines);
+  const LineageVersion* gsl = nullptr;
+  for (const auto& v : l.versions)
+    if (v.parent == "v0" && transformOf(v) == "grid-stride-loop") gsl = &v;
+  REQUIRE(gsl);
+  REQUIRE(gsl->parent_speedup);
+  CHECK(*gsl->parent_speedup == Approx(2.0).epsilon(0.01));
+
+  const std::vector<Skill> skills = loadSkills({dir.string()}, transformIds(), featureIds());
+  const Skill* llm = nullptr;
+  for (const auto& s : skills) {
+    CHECK(s.transform != "grid-stride-loop");  // no rewriter skill claims what its forward cannot write
+    if (s.materialize == Materialize::Llm) llm = &s;
+  }
+  REQUIRE(llm);
+  CHECK(llm->id == "mined-rsum-grid-stride-loop-llm");
+  CHECK(llm->transform.empty());
+  CHECK(llm->params.empty());
+  CHECK(llm->example == gsl->step->example);
+  CHECK_THAT(llm->example, Catch::Contains("+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)"));
+  CHECK(llm->lineage_version == gsl->id);
+  REQUIRE(llm->measured.size() == 1);
+  CHECK(llm->measured[0].speedup == Approx(2.0).epsilon(0.01));
+  CHECK_THAT(readFile(llm->path), Catch::Contains("# grid-stride-loop's forward does not give v0 back from " + gsl->id +
+                                                  ": forward with the default parameters refuses"));
 }

@@ -50,8 +50,10 @@ const std::string kIncludeDir = kExperts + "/include";
 
 // A version of an expert's chain. An inverse is written "-id(k=v, ...)" with the launch change it
 // makes in brackets; `inverses` lists the kept ones in mining's order (transforms in allTransforms()
-// order, parameter sets in skill order), then "| " and the dropped ones with why (the forward
-// refuses the simplified version, or gives another text than the parent). `follow` is the kept
+// order, parameter sets in skill order), then the llm steps, "-id(...) llm(forward refuses)" (no
+// parameter set's forward gives the parent back: mining keeps the step, its skill one a language
+// model applies), then "| " and the dropped ones with why (the forward refuses the simplified
+// version, or gives another text than the parent, where another parameter set's forward gives it). `follow` is the kept
 // inverse the chain takes to the next version ("" at the end, where none is kept).
 struct Version {
   std::string follow;
@@ -130,7 +132,7 @@ const std::vector<Expert>& experts() {
       // gate rejects as a wrong result, docs/lineage.md); -grid-stride-loop's forward refuses its result
       {"histogram.cu", "mine_histogram", "histogram.cu", {256}, {1024}, {262144}, {256}, {
            {"-privatize-histogram(coarsen=256) [grid.x*256]",
-            "-privatize-histogram(coarsen=256) [grid.x*256] -privatize-histogram(coarsen=64) [grid.x*64] | -grid-stride-loop() forward refuses"},
+            "-privatize-histogram(coarsen=256) [grid.x*256] -privatize-histogram(coarsen=64) [grid.x*64] -grid-stride-loop() llm(forward refuses)"},
            {"", ""}}},
       // -unroll (max_trip 32) takes the `#pragma unroll` off row-registers' 16-trip float4 loops and
       // its forward puts them back: a kept step, to a version no inverse simplifies further
@@ -144,11 +146,11 @@ const std::vector<Expert>& experts() {
       // back, the naive kernel on grid.x * 64: 4x the grid it needs); the chain takes coarsen 16
       {"reduce.cu", "mine_reduce_sum", "reduce.cu", {256}, {4096}, {65536}, {256}, {
            {"-restrict-pointers(add_const=true)",
-            "-restrict-pointers(add_const=true) -launch-bounds() -block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] | -grid-stride-loop() forward refuses -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
+            "-restrict-pointers(add_const=true) -launch-bounds() -block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] -grid-stride-loop() llm(forward refuses) | -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
            {"-launch-bounds()",
-            "-launch-bounds() -block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] | -grid-stride-loop() forward refuses -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
+            "-launch-bounds() -block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] -grid-stride-loop() llm(forward refuses) | -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
            {"-block-reduce-atomic(coarsen=16) [grid.x*16]",
-            "-block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] | -grid-stride-loop() forward refuses -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
+            "-block-reduce-atomic(coarsen=64) [grid.x*64] -block-reduce-atomic(coarsen=16) [grid.x*16] -grid-stride-loop() llm(forward refuses) | -block-reduce-atomic(coarsen=16, unroll=4) [grid.x*16] forward differs"},
            {"", ""}}},
       // only the unrolled skill's parameters reproduce the expert (#pragma unroll 4 in its loop)
       {"reduce_dot.cu", "mine_reduce_dot", "reduce.cu", {256}, {4096}, {65536}, {256}, {
@@ -230,14 +232,16 @@ TransformFacts factsAt(const Dim3& block, const GeometryChange& g) {
 }
 
 // One version's inverses as mining takes them: every inverse with every parameter set; kept when
-// the forward with the same parameters gives `text` back (whitespace aside), else dropped with why.
+// the forward with the same parameters gives `text` back (whitespace aside); when no parameter set's
+// forward does, each is an llm step (mine.cpp: a skill a language model applies); else dropped.
 struct Level {
-  std::vector<std::string> kept, dropped;
+  std::vector<std::string> kept, llm, dropped;
   std::map<std::string, std::pair<std::string, GeometryChange>> kept_steps;  // name -> text, launch change
-  // "-a() -b() | -c() forward refuses": the table's form
+  // "-a() -b() -c() llm(forward refuses) | -d() forward differs": the table's form
   std::string line() const {
     std::string l;
     for (const auto& s : kept) l += (l.empty() ? "" : " ") + s;
+    for (const auto& s : llm) l += (l.empty() ? "" : " ") + s;
     if (!dropped.empty()) {
       l += l.empty() ? "|" : " |";
       for (const auto& s : dropped) l += " " + s;
@@ -252,6 +256,8 @@ Level levelAt(const std::string& file, const std::string& kernel, const std::str
   Level lv;
   const TransformFacts facts = factsAt(block, geometry);
   for (const Transform* t : allTransforms()) {
+    std::vector<std::string> mismatched;
+    bool reproduced = false;
     for (const TransformParams& params : param_sets.at(t->id())) {
       const StepResult back = step(file, kernel, text, *t, Direction::Inverse, params, facts);
       if (!back.applied) continue;
@@ -261,14 +267,23 @@ Level levelAt(const std::string& file, const std::string& kernel, const std::str
       const std::string name = stepText(t->id(), params, back.geometry);
       log += version + " " + name + ": " + back.reason + "\n";
       if (!again.applied) {
-        lv.dropped.push_back(name + " forward refuses");
+        mismatched.push_back(name + " forward refuses");
         log += "  forward refuses: " + again.reason + "\n";
       } else if (normalizedText(again.overlay.at(file)) != normalizedText(text)) {
-        lv.dropped.push_back(name + " forward differs");
+        mismatched.push_back(name + " forward differs");
         log += "  forward differs:\n" + describeDiff(text, again.overlay.at(file)) + "\n";
       } else {
+        reproduced = true;
         lv.kept.push_back(name);
         lv.kept_steps[name] = {simpler, g};
+      }
+    }
+    for (const auto& m : mismatched) {
+      if (reproduced) {
+        lv.dropped.push_back(m);
+      } else {
+        const size_t gap = m.rfind(" forward ");
+        lv.llm.push_back(m.substr(0, gap) + " llm(" + m.substr(gap + 1) + ")");
       }
     }
   }
@@ -431,17 +446,17 @@ TEST_CASE("third-party-style experts: the inverses kept at depth 1", "[mine-expe
   const std::string styles = std::string(KLINEAGE_SOURCE_DIR) + "/examples/styles/src/";
   const std::vector<std::tuple<std::string, std::string, Dim3, std::string>> table{
       {"reduce_tpl.cu", "style_reduce_sum", {256},
-       "-restrict-pointers(add_const=true) -forceinline() | -launch-bounds() forward differs"},
+       "-restrict-pointers(add_const=true) -forceinline() -launch-bounds() llm(forward differs)"},
       {"transpose_padded.cu", "style_transpose", {32, 8}, "-restrict-pointers(add_const=true) -unroll(max_trip=32)"},
       {"softmax_block.cu", "style_softmax", {256},
        "-restrict-pointers(add_const=true) -launch-bounds() -ldg-loads() -forceinline()"},
       {"layernorm_cg.cu", "style_layernorm", {256}, "-restrict-pointers(add_const=true)"},
       {"axpy_vec.cu", "style_axpy", {512},
-       "-restrict-pointers(add_const=true) -launch-bounds() | -block-size(threads=512) [grid.x*512/256, block.x 256] forward refuses "
-       "-ldg-loads() forward differs"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -block-size(threads=512) [grid.x*512/256, block.x 256] llm(forward "
+       "refuses) -ldg-loads() llm(forward differs)"},
       {"sgemm_regtile.cu", "style_sgemm", {64},
-       "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) | -block-size(threads=64) [grid.x*64/256, block.x 256] "
-       "forward refuses"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) -block-size(threads=64) [grid.x*64/256, block.x "
+       "256] llm(forward refuses)"},
   };
   for (const auto& [file, kernel, block, expected] : table) {
     SECTION(kernel) {
