@@ -24,6 +24,9 @@
   X(TreeReduceShuffle) \
   X(LdgLoads) \
   X(Forceinline) \
+  X(PadSharedTile) \
+  X(CacheHints) \
+  X(WarpReduceShuffle) \
   /* one line per transform, above this one */
 // clang-format on
 

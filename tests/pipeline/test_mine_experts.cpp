@@ -138,9 +138,9 @@ const std::vector<Expert>& experts() {
       // its forward puts them back: a kept step, to a version no inverse simplifies further
       {"layernorm_rows.cu", "mine_layernorm_rows", "rows.cu", {256}, {512}, {16}, {256}, {
            {"-row-registers(max_cols=2048, vector_width=4)",
-            "-unroll(max_trip=32) -row-registers(max_cols=2048, vector_width=4)"},
+            "-unroll(max_trip=32) -row-registers(max_cols=2048, vector_width=4) -warp-reduce-shuffle()"},
            {"-warp-per-row(unroll=4) [grid.x/32]",
-            "-warp-per-row(unroll=4) [grid.x/32] | -warp-per-row() [grid.x/32] forward differs"},
+            "-warp-per-row(unroll=4) [grid.x/32] -warp-reduce-shuffle() | -warp-per-row() [grid.x/32] forward differs"},
            {"", ""}}},
       // -block-reduce-atomic with coarsen 64 is kept too (its forward with coarsen 64 gives the expert
       // back, the naive kernel on grid.x * 64: 4x the grid it needs); the chain takes coarsen 16
@@ -198,9 +198,9 @@ const std::vector<Expert>& experts() {
       // as layernorm_rows
       {"softmax_rows.cu", "mine_softmax_rows", "rows.cu", {256}, {512}, {16}, {256}, {
            {"-row-registers(max_cols=2048, vector_width=4)",
-            "-unroll(max_trip=32) -row-registers(max_cols=2048, vector_width=4)"},
+            "-unroll(max_trip=32) -row-registers(max_cols=2048, vector_width=4) -warp-reduce-shuffle()"},
            {"-warp-per-row(unroll=4) [grid.x/32]",
-            "-warp-per-row(unroll=4) [grid.x/32] | -warp-per-row() [grid.x/32] forward differs"},
+            "-warp-per-row(unroll=4) [grid.x/32] -warp-reduce-shuffle() | -warp-per-row() [grid.x/32] forward differs"},
            {"", ""}}},
       // 2500 x 7000: the naive grid is 438 x 157, the expert's 219 x 79 doubled covers 2 more rows
       {"transpose.cu", "mine_transpose", "transpose.cu", {32, 8}, {219, 79}, {438, 158}, {16, 16}, {
@@ -447,10 +447,13 @@ TEST_CASE("third-party-style experts: the inverses kept at depth 1", "[mine-expe
   const std::vector<std::tuple<std::string, std::string, Dim3, std::string>> table{
       {"reduce_tpl.cu", "style_reduce_sum", {256},
        "-restrict-pointers(add_const=true) -forceinline() -launch-bounds() llm(forward differs)"},
-      {"transpose_padded.cu", "style_transpose", {32, 8}, "-restrict-pointers(add_const=true) -unroll(max_trip=32)"},
+      {"transpose_padded.cu", "style_transpose", {32, 8},
+       "-restrict-pointers(add_const=true) -unroll(max_trip=32) -pad-shared-tile()"},
       {"softmax_block.cu", "style_softmax", {256},
-       "-restrict-pointers(add_const=true) -launch-bounds() -ldg-loads() -forceinline()"},
-      {"layernorm_cg.cu", "style_layernorm", {256}, "-restrict-pointers(add_const=true)"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -ldg-loads() -forceinline() -warp-reduce-shuffle() llm(forward "
+       "differs)"},
+      {"layernorm_cg.cu", "style_layernorm", {256},
+       "-restrict-pointers(add_const=true) -cache-hints() llm(forward differs) -warp-reduce-shuffle() llm(forward differs)"},
       {"axpy_vec.cu", "style_axpy", {512},
        "-restrict-pointers(add_const=true) -launch-bounds() -block-size(threads=512) [grid.x*512/256, block.x 256] llm(forward "
        "refuses) -ldg-loads() llm(forward differs)"},

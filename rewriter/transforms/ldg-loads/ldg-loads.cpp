@@ -16,6 +16,7 @@
 
 #include "rewriter/ast_util.h"
 #include "rewriter/transform.h"
+#include "rewriter/transforms/plain_access.h"
 
 namespace klineage {
 namespace {
@@ -173,48 +174,12 @@ class LdgLoads : public Transform {
   }
 
   TransformResult inverse(TransformRequest& req) const override {
-    auto& ctx = req.ctx;
-    const auto& sm = ctx.getSourceManager();
     const auto* fd = req.kernel;
     if (!fd->hasBody()) return TransformResult::no("the kernel has no body");
     Finder f;
     f.TraverseStmt(fd->getBody());
-    auto& rw = req.rewriter;
-    auto endOf = [&](clang::SourceLocation l) { return clang::Lexer::getLocForEndOfToken(l, 0, sm, ctx.getLangOpts()); };
-    auto cut = [&](clang::SourceLocation a, clang::SourceLocation b, const std::string& with) {
-      rw.ReplaceText(clang::CharSourceRange::getCharRange(a, b), with);
-    };
-    // Each call is taken apart by small edits at its own tokens (not replaced whole), so nested
-    // calls (__ldg(&x[__ldg(&i[t])])) simplify together.
     unsigned edits = 0;
-    for (const auto* c : f.ldgs) {
-      if (inMacro(c)) continue;
-      const clang::SourceLocation begin = c->getBeginLoc(), rparen = c->getRParenLoc();
-      const clang::Expr* arg = c->getArg(0)->IgnoreImpCasts();
-      if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(arg->IgnoreParens()); u && u->getOpcode() == clang::UO_AddrOf) {
-        // __ldg(&E) -> E; (E) where E is not a postfix expression
-        const clang::Expr* e = u->getSubExpr()->IgnoreParens();
-        const bool postfix = llvm::isa<clang::ArraySubscriptExpr, clang::DeclRefExpr, clang::MemberExpr>(e);
-        cut(begin, u->getSubExpr()->getBeginLoc(), postfix ? "" : "(");
-        rw.ReplaceText(rparen, 1, postfix ? "" : ")");
-      } else if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(arg->IgnoreParens());
-                 b && b->getOpcode() == clang::BO_Add && b->getLHS()->getType()->isPointerType()) {
-        // __ldg(p + k) -> p[k]; (q)[k] for a base that is not a postfix expression
-        const clang::Expr* lhs = b->getLHS();
-        const bool postfix = llvm::isa<clang::DeclRefExpr, clang::ArraySubscriptExpr, clang::MemberExpr, clang::ParenExpr>(
-            lhs->IgnoreImpCasts());
-        cut(begin, lhs->getBeginLoc(), postfix ? "" : "(");
-        cut(endOf(lhs->getEndLoc()), b->getRHS()->getBeginLoc(), postfix ? "[" : ")[");
-        rw.ReplaceText(rparen, 1, "]");
-      } else if (llvm::isa<clang::DeclRefExpr>(arg)) {
-        cut(begin, arg->getBeginLoc(), "");  // __ldg(p) -> p[0]
-        rw.ReplaceText(rparen, 1, "[0]");
-      } else {
-        cut(begin, endOf(c->getCallee()->getEndLoc()), "");  // __ldg(P) -> (P)[0]
-        rw.InsertTextAfterToken(rparen, "[0]");
-      }
-      ++edits;
-    }
+    for (const auto* c : f.ldgs) edits += plainLoad(req, c) ? 1 : 0;
     if (!edits) return TransformResult::no("the kernel calls no __ldg");
     return TransformResult::yes("__ldg loads made plain loads (" + std::to_string(edits) + ")");
   }

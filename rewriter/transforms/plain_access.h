@@ -1,0 +1,20 @@
+// Cache-operator intrinsics (__ldg, __ldcs, __stcs, ...) taken back to plain loads and stores, for
+// the inverses of ldg-loads and cache-hints. Each call is taken apart by small edits at its own
+// tokens (not replaced whole), so nested calls (__ldg(&x[__ldg(&i[t])])) simplify together.
+#pragma once
+#include <clang/AST/Expr.h>
+
+#include "rewriter/transform.h"
+
+namespace klineage {
+
+// A load intrinsic call `f(P)` -> the element P points at: f(&E) -> E, f(p + k) -> p[k], f(p) ->
+// p[0], anything else (P)[0]. False (no edit) for a call written through a macro.
+bool plainLoad(TransformRequest& req, const clang::CallExpr* call);
+
+// A store intrinsic call `f(P, V)` whose value is unused -> an assignment: f(&E, V) -> E = V,
+// f(p + k, V) -> p[k] = V, f(p, V) -> p[0] = V. False (no edit) for any other pointer spelling or
+// a call written through a macro.
+bool plainStore(TransformRequest& req, const clang::CallExpr* call);
+
+}  // namespace klineage
