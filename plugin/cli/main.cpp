@@ -133,6 +133,10 @@ int main(int argc, char** argv) {
                  "preconditions at a time (misaligned pointers, aliased buffers, other block sizes and sizes): "
                  "which ones it needs goes into lineage.json and the skills. Costs ~6-9 more runner jobs per such "
                  "step (docs/lineage.md)");
+  mine->add_option("--llm-steps", mine_opt.llm_steps,
+                   "with a language model configured (LLM_URL, KLINEAGE_LLM_URL), ask it for this many simplifications "
+                   "of each version beside the inverses, each gated like them (default 1; 0: none; docs/lineage.md)")
+      ->check(CLI::Range(0u, 8u));
   mine->add_option("-j,--jobs", mine_opt.jobs, "parallel compiles (default: all cores)");
   mine->footer("Prints one line per version: id <- parent, the inverse step, the gate's outcome, its time.\n"
                "Exit status: 0 the lineage was written; 1 the expert could not be gated or KLineage failed; "

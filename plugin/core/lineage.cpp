@@ -414,12 +414,14 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     const LineageStep* stp = ss.step;
     std::vector<std::string> features = v.features;
     std::sort(features.begin(), features.end());
-    const std::string key =
-        stp->materialize + "|" + stp->transform + "|" + stp->params.dump() + "|" + nlohmann::json(features).dump();
+    // A language model's simplifications are one skill each (`what` names the technique).
+    const bool proposed = stp->transform == "llm-proposed";
+    const std::string key = stp->materialize + "|" + stp->transform + "|" + stp->params.dump() + "|" +
+                            nlohmann::json(features).dump() + (proposed ? "|" + stp->what : "");
     auto [it, fresh] = by_key.emplace(key, skills.size());
     if (fresh) {
       MinedSkill s;
-      const std::string base = skillIdPart(stp->transform) + (stp->materialize == "llm" ? "-llm" : "");
+      const std::string base = skillIdPart(stp->transform) + (stp->materialize == "llm" && !proposed ? "-llm" : "");
       const unsigned n = ++per_transform[base];
       s.id = "mined-" + skillIdPart(l.kernel) + "-" + base + (n > 1 ? "-" + std::to_string(n) : "");
       s.first = &v;
@@ -453,13 +455,21 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
       << "); docs/lineage.md.\n";
     o << "schema = 2\n";
     o << "id = " << tomlString(s.id) << "\n";
-    o << "intent = " << tomlString(s.step->transform + " as the expert " + l.kernel + " has it: the inverse step " +
-                                   s.parent + " -> " + v.id + " of its lineage, reversed") << "\n";
+    if (s.step->transform == "llm-proposed")
+      o << "intent = " << tomlString("undo the simplification \"" + oneLine(s.step->what) + "\" (proposed by a language model) as the expert " +
+                                     l.kernel + " has it: the step " + s.parent + " -> " + v.id + " of its lineage, reversed")
+        << "\n";
+    else
+      o << "intent = " << tomlString(s.step->transform + " as the expert " + l.kernel + " has it: the inverse step " +
+                                     s.parent + " -> " + v.id + " of its lineage, reversed") << "\n";
     if (s.step->materialize == "llm") {
       // No forward transform writes the expert's form back: a language model applies the step, shown
       // the expert's own forward diff (docs/lineage.md, "Steps no transform reproduces").
-      o << "# " << s.step->transform << "'s forward does not give " << s.parent << " back from " << v.id << ": "
-        << oneLine(s.step->forward) << "\n";
+      if (s.step->transform == "llm-proposed")
+        o << "# A language model proposed the step " << s.parent << " -> " << v.id << "; no transform applies it.\n";
+      else
+        o << "# " << s.step->transform << "'s forward does not give " << s.parent << " back from " << v.id << ": "
+          << oneLine(s.step->forward) << "\n";
       o << "materialize = \"llm\"\n";
       o << "example = " << tomlString(s.step->example) << "\n";
     } else {

@@ -48,6 +48,44 @@ Reply with the complete new content of {{kernel_file}} in one ```cuda block: the
   return t;
 }
 
+const std::string& simplificationPromptTemplate() {
+  static const std::string t = R"(The CUDA kernel `{{kernel}}` below was written by an expert. Undo exactly ONE optimization technique in it, so that it becomes a simpler, more naive kernel that computes the same results: for example, scalar loads instead of vectorized (float4) loads, direct global-memory reads instead of a shared-memory tile, a shared-memory reduction instead of warp shuffles, one element per thread instead of a loop over several, plain loads instead of cache hints, no loop unrolling, a runtime block size instead of a template parameter. Choose the technique whose removal changes the kernel's speed the most.
+
+Steps already taken from this version (choose a different one):
+{{taken}}
+
+Rules: keep the kernel's name and signature exactly as they are; keep every launch, every other function and every include as written; the kernel must stay correct for the launches below. The first line of your file must be a comment `// simplification: <the technique you undid, in a few words>`.
+
+How the program launches it:
+{{launch_site}}
+
+The complete source file {{kernel_file}}:
+```cuda
+{{kernel_source}}
+```
+
+Reply with the complete new content of {{kernel_file}} in one ```cuda block: the whole file, with only `{{kernel}}` simplified.
+)";
+  return t;
+}
+
+std::string simplificationOf(const std::string& code) {
+  std::istringstream in(code);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find("// simplification:");
+    if (at == std::string::npos) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      return "";
+    }
+    std::string what = line.substr(at + 18);
+    while (!what.empty() && (what.front() == ' ' || what.front() == '\t')) what.erase(0, 1);
+    while (!what.empty() && (what.back() == ' ' || what.back() == '\r' || what.back() == '\t')) what.pop_back();
+    return what.substr(0, 200);
+  }
+  return "";
+}
+
 std::string renderPrompt(const std::string& tmpl, const std::map<std::string, std::string>& fields) {
   std::string out;
   size_t at = 0;

@@ -33,7 +33,9 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-LlmOptions llmOptions(const Config& cfg) {
+}  // namespace
+
+LlmOptions llmOptionsOf(const Config& cfg) {
   LlmOptions o;
   o.url = !env("KLINEAGE_LLM_URL").empty() ? env("KLINEAGE_LLM_URL") : cfg.llm.url;
   o.model = !env("KLINEAGE_LLM_MODEL").empty() ? env("KLINEAGE_LLM_MODEL") : cfg.llm.model;
@@ -47,6 +49,8 @@ LlmOptions llmOptions(const Config& cfg) {
   o.max_tokens = cfg.llm.max_tokens;
   return o;
 }
+
+namespace {
 
 std::string listOr(const std::vector<std::string>& v, const std::string& none) {
   std::string s;
@@ -100,7 +104,7 @@ bool repairable(Outcome o) {
 class LlmSource : public VariantSource {
  public:
   LlmSource(const std::vector<Skill>& skills, const Config& cfg)
-      : session_(llmOptions(cfg)), repair_rounds_(cfg.llm.repair_rounds) {
+      : session_(llmOptionsOf(cfg)), repair_rounds_(cfg.llm.repair_rounds) {
     for (const Skill& s : skills)
       if (s.usesLlm()) skills_.push_back(s);
   }
@@ -264,6 +268,8 @@ class LlmSource : public VariantSource {
 };
 
 }  // namespace
+
+std::string launchSitesOf(const KernelInfo& k) { return launchesOf(k); }
 
 std::unique_ptr<VariantSource> makeLlmSource(const std::vector<Skill>& skills, const Config& cfg) {
   return std::make_unique<LlmSource>(skills, cfg);

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -29,6 +30,8 @@
 #include "gate/judge.h"
 #include "gate_loop.h"
 #include "header_kernels.h"
+#include "llm/client.h"
+#include "llm/prompt.h"
 #include "mine_probe.h"
 #include "run_setup.h"
 #include "select.h"
@@ -38,6 +41,9 @@ namespace klineage {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The step name of a language model's simplification (it has no transform).
+const char* kLlmProposed = "llm-proposed";
 
 std::vector<std::string> factsHeld(const KernelPlan& plan, const KernelInfo& k, const GeometryChange& g) {
   std::vector<std::string> held;
@@ -239,11 +245,113 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   unsigned made = 0;
   bool budget_hit = false;
   double expert_ms = 0;
+  // LLM-proposed simplifications, beside the inverses, when an endpoint is configured.
+  std::optional<LlmSession> llm;
+  if (opt.llm_steps > 0) {
+    LlmOptions lo = llmOptionsOf(p.cfg);
+    if (!lo.url.empty()) llm.emplace(std::move(lo));
+  }
+
+  // A new version made from `n` by `step` (an inverse, or a language model's simplification): its
+  // source written, its variant queued for this level's gate.
+  std::vector<VariantReport> round;
+  std::vector<Node> fresh;
+  auto addVersion = [&](const Node& n, const std::string& parent_id, const LineageStep& step, const std::string& text,
+                        Overlay overlay, const GeometryChange& g, const KernelInfo& kernel_after, const std::string& label) {
+    if (made >= opt.budget) {
+      budget_hit = true;
+      return;
+    }
+    ++made;
+    LineageVersion v;
+    v.id = "v" + std::to_string(lin.versions.size());
+    v.parent = parent_id;
+    v.depth = lin.versions[n.version].depth + 1;
+    v.step = step;
+    v.source = "versions/" + v.id + ext;
+    v.geometry = g;
+    KernelInfo after = kernel_after;
+    after.launches = k.launches;
+    after.declarations = k.declarations;
+    after.in_header = k.in_header;
+    after.units = k.units;
+    v.features = featureIdsOf(after);
+    v.facts = factsHeld(*plan, after, g);
+    atomicWrite(out / v.source, text);
+    seen[text + "\n" + nlohmann::json(g).dump()] = lin.versions.size();
+
+    VariantReport rep;
+    Variant& var = rep.variant;
+    var.id = k.name + "/mine-" + v.id;
+    var.kernel = k.name;
+    var.kernel_file = file;
+    var.transforms = {step.transform == kLlmProposed ? std::string("llm") : step.transform};
+    var.skills = {label + " (" + v.id + " <- " + parent_id + ")"};
+    var.geometry = g;
+    var.mangled_name = k.is_template ? k.mangled_name : after.mangled_name;
+    var.diff = describeDiff(p.originals.at(file), text);
+    writeVariantFiles(p, k, layout.variantDir(k.name, "mine-" + v.id), text, var);
+    round.push_back(std::move(rep));
+    fresh.push_back({lin.versions.size(), std::move(overlay), g, after, 0});
+    lin.versions.push_back(std::move(v));
+  };
+  // The language model's simplifications of version `n` (docs/lineage.md, "LLM-proposed
+  // simplifications"): one prompt each, the reply a whole-file version gated like an inverse's;
+  // refused when it changes the kernel's signature or launches, or does not parse.
+  auto llmSteps = [&](const Node& n, const std::string& parent_id, std::vector<std::string>& taken) {
+    for (unsigned q = 1; q <= opt.llm_steps && !budget_hit; ++q) {
+      std::string done;
+      for (const auto& t : taken) done += "- " + t + "\n";
+      const std::string prompt = renderPrompt(simplificationPromptTemplate(),
+                                              {{"kernel", k.name},
+                                               {"kernel_file", fs::path(file).filename().string()},
+                                               {"kernel_source", n.overlay.at(file)},
+                                               {"launch_site", launchSitesOf(k)},
+                                               {"taken", done.empty() ? "- none\n" : done}});
+      const LlmReply reply = llm->complete({{"system", llmSystemPrompt()}, {"user", prompt}});
+      const std::string tag = "LLM simplification " + std::to_string(q) + " of " + parent_id;
+      if (!reply.ok) {
+        p.status.kernelNote(k.name, tag + ": " + (reply.refused ? "not sent: " : "failed: ") + llm->redact(reply.error));
+        return;
+      }
+      p.status.kernelNote(k.name, tag + ": " +
+                                      (reply.from_cache ? "reply from the cache (" + reply.cache_key.substr(0, 12) + ")"
+                                                        : "reply from " + urlForMessages(llm->options().url) + " (" +
+                                                              std::to_string(reply.total_tokens) + " tokens)"));
+      const std::string code = extractCode(llm->redact(reply.content));
+      const std::string what = simplificationOf(code);
+      taken.push_back("a simplification a language model proposed: " + (what.empty() ? std::string("(unnamed)") : what));
+      WholeFileVariant w = wholeFileVariant(p, k, code, "mine-llm-" + parent_id + "-" + std::to_string(q), "the LLM reply");
+      std::string why = w.report.reason;
+      if (why.empty() && !w.report.variant.own_launches.empty())
+        why = "the LLM reply changed the launch of " + k.name + "; a simplification keeps the launch code as it is";
+      const KernelInfo* after = w.manifest.find(k.name);
+      if (why.empty() && !after) why = "the LLM reply defines no kernel " + k.name;
+      if (!why.empty()) {
+        p.status.kernelNote(k.name, tag + ": not a version: " + why.substr(0, 300));
+        continue;
+      }
+      Overlay overlay = n.overlay;
+      overlay[file] = code;
+      auto it = seen.find(code + "\n" + nlohmann::json(n.geometry).dump());
+      LineageStep step{kLlmProposed, nlohmann::json::object(),
+                       what.empty() ? std::string("a simplification a language model proposed") : what};
+      step.materialize = "llm";
+      step.forward = "no transform: a language model proposed the step";
+      step.example = describeDiff(code, n.overlay.at(file), 2);
+      if (it != seen.end()) {
+        if (it->second != n.version) lin.versions[it->second].also_from.emplace_back(parent_id, step);
+        continue;
+      }
+      addVersion(n, parent_id, step, code, std::move(overlay), n.geometry, *after, "llm-proposed");
+    }
+  };
   for (unsigned depth = 1; depth <= opt.max_depth && !frontier.empty() && !budget_hit; ++depth) {
-    std::vector<VariantReport> round{orig};
-    std::vector<Node> fresh;
+    round = {orig};
+    fresh.clear();
     for (const Node& n : frontier) {
       const std::string parent_id = lin.versions[n.version].id;
+      std::vector<std::string> taken;  // what the inverses did from this version (the model is told)
       for (const Transform* t : allTransforms()) {
         // Every parameter set first: one whose forward step does not give the parent back must not
         // become the version's step because it came first (block-reduce-atomic-unrolled's skill
@@ -304,44 +412,11 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
             if (it->second != n.version) lin.versions[it->second].also_from.emplace_back(parent_id, step);
             continue;
           }
-          if (made >= opt.budget) {
-            budget_hit = true;
-            continue;
-          }
-          ++made;
-          LineageVersion v;
-          v.id = "v" + std::to_string(lin.versions.size());
-          v.parent = parent_id;
-          v.depth = depth;
-          v.step = step;
-          v.source = "versions/" + v.id + ext;
-          v.geometry = g;
-          KernelInfo after = r.kernel_after;
-          after.launches = k.launches;
-          after.declarations = k.declarations;
-          after.in_header = k.in_header;
-          after.units = k.units;
-          v.features = featureIdsOf(after);
-          v.facts = factsHeld(*plan, after, g);
-          atomicWrite(out / v.source, text);
-          seen[key] = lin.versions.size();
-
-          VariantReport rep;
-          Variant& var = rep.variant;
-          var.id = k.name + "/mine-" + v.id;
-          var.kernel = k.name;
-          var.kernel_file = file;
-          var.transforms = {t->id()};
-          var.skills = {"-" + t->id() + " (" + v.id + " <- " + parent_id + ")"};
-          var.geometry = g;
-          var.mangled_name = k.is_template ? k.mangled_name : after.mangled_name;
-          var.diff = describeDiff(p.originals.at(file), text);
-          writeVariantFiles(p, k, layout.variantDir(k.name, "mine-" + v.id), text, var);
-          round.push_back(std::move(rep));
-          fresh.push_back({lin.versions.size(), std::move(r.overlay), g, after, 0});
-          lin.versions.push_back(std::move(v));
+          addVersion(n, parent_id, step, text, std::move(r.overlay), g, r.kernel_after, "-" + t->id());
+          taken.push_back("-" + t->id() + ": " + step.what);
         }
       }
+      if (llm) llmSteps(n, parent_id, taken);
     }
     if (fresh.empty()) break;
     compileVariants(p, round);

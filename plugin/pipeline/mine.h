@@ -28,6 +28,10 @@ struct MineOptions {
   // per precondition probe of each such step (and a control run for each wrong result).
   bool probe = false;
   unsigned jobs = 0;             // parallel compiles (0: hardware threads)
+  // LLM-proposed simplifications (docs/lineage.md): with an endpoint configured (LLM_URL or
+  // KLINEAGE_LLM_URL), the model is asked this many times per version for one simplification of
+  // it, beside the transforms' inverses; each reply is a version gated like the others. 0: never.
+  unsigned llm_steps = 1;
   Lineage* lineage_out = nullptr;  // tests: the lineage as written
 };
 

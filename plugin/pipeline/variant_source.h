@@ -5,6 +5,7 @@
 //   LlmSource: skills a language model materializes (llm_source.cpp, docs/llm.md).
 // The lineage miner is a further source of the same shape.
 #pragma once
+#include "llm/client.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,6 +111,11 @@ WholeFileVariant wholeFileVariant(Pipeline& p, const KernelInfo& k, const std::s
 // a failed one is re-prompted with the gate's outcome in up to `cfg.llm.repair_rounds` repairs.
 // Without a URL (config or KLINEAGE_LLM_URL) nothing is sent; the skills are refusals.
 std::unique_ptr<VariantSource> makeLlmSource(const std::vector<Skill>& skills, const Config& cfg);
+// The LLM client's options for a target: its config's LLM_* settings, KLINEAGE_LLM_URL,
+// KLINEAGE_LLM_MODEL and KLINEAGE_LLM_API_KEY over them, the cache under its build tree.
+LlmOptions llmOptionsOf(const Config& cfg);
+// The kernel's launch sites as the LLM prompts show them ({{launch_site}}).
+std::string launchSitesOf(const KernelInfo& k);
 
 // Why a variant's kernel cannot stand in for the original's ("" when the signatures agree;
 // names and qualifiers such as const or __restrict__ may differ).
