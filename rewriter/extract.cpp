@@ -3,8 +3,14 @@
 #include "launch_resolve.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -551,36 +557,184 @@ static void addReadFiles(const clang::SourceManager& sm, std::vector<std::string
   }
 }
 
+namespace {
+
+bool isPendingEntry(const KernelInfo& k) { return k.range.file.empty() && k.notes.size() == 1 && k.notes[0] == "pending"; }
+
+// What one unit alone gives: extractFromUnit into an empty manifest, the files it read, its
+// diagnostics. A unit's fragment depends only on the unit (its text, the files it reads, its
+// arguments) and the target's sources, so it can be kept between runs.
+Manifest fragmentOf(const SourceToParse& src, const std::vector<std::string>& target_sources, ParsedUnit& pu) {
+  Manifest f;
+  if (pu.error_count > 0 || !pu.ast) {
+    ParseDiagnostic d;
+    d.file = src.file;
+    d.errors = pu.errors;
+    if (!pu.ast) d.errors.push_back("clang could not build an AST for this file");
+    f.diagnostics.push_back(d);
+  }
+  if (pu.ast) {
+    extractFromUnit(pu.ast->getASTContext(), target_sources, f);
+    addReadFiles(pu.ast->getSourceManager(), f.files, f.includes);
+  }
+  return f;
+}
+
+// A unit's fragment added to the manifest of the units before it, exactly as extractFromUnit adds
+// the unit itself: a kernel seen before (a header's, through another unit) takes the declarations,
+// instances and launch sites this unit adds; a new one takes the pending prototypes and launches
+// earlier units left for it; this unit's own pending entries join a kernel or pending entry of the
+// same name, or wait.
+void mergeFragment(Manifest& m, Manifest f) {
+  auto findDefined = [&](const KernelInfo& k) -> KernelInfo* {
+    for (auto& have : m.kernels) {
+      if (isPendingEntry(have)) continue;
+      const std::string key = k.is_template ? k.name : k.mangled_name;
+      if ((!key.empty() && have.mangled_name == key) ||
+          (have.range.file == k.range.file && have.range.begin_line == k.range.begin_line && have.name == key))
+        return &have;
+    }
+    return nullptr;
+  };
+  for (KernelInfo& k : f.kernels) {
+    if (isPendingEntry(k)) {
+      KernelInfo* into = nullptr;
+      for (auto& have : m.kernels)
+        if (!k.mangled_name.empty() && (have.mangled_name == k.mangled_name || (have.is_template && have.name == k.mangled_name)))
+          into = into ? into : &have;
+      if (into) {
+        into->declarations += k.declarations;
+        into->launches.insert(into->launches.end(), k.launches.begin(), k.launches.end());
+      } else {
+        m.kernels.push_back(std::move(k));
+      }
+      continue;
+    }
+    if (KernelInfo* have = findDefined(k)) {
+      if (!k.is_template) have->declarations = std::max(have->declarations, k.declarations);
+      mergeInstances(*have, k);
+      have->launches.insert(have->launches.end(), k.launches.begin(), k.launches.end());
+      continue;
+    }
+    if (!k.is_template) {
+      std::vector<LaunchSite> earlier;
+      for (auto it = m.kernels.begin(); it != m.kernels.end();) {
+        if (isPendingEntry(*it) && !k.mangled_name.empty() && it->mangled_name == k.mangled_name) {
+          k.declarations += it->declarations;
+          earlier.insert(earlier.end(), it->launches.begin(), it->launches.end());
+          it = m.kernels.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      k.launches.insert(k.launches.begin(), earlier.begin(), earlier.end());
+    }
+    m.kernels.push_back(std::move(k));
+  }
+  m.diagnostics.insert(m.diagnostics.end(), f.diagnostics.begin(), f.diagnostics.end());
+  for (auto& name : f.files)
+    if (std::find(m.files.begin(), m.files.end(), name) == m.files.end()) m.files.push_back(std::move(name));
+  for (auto& e : f.includes)
+    if (std::find(m.includes.begin(), m.includes.end(), e) == m.includes.end()) m.includes.push_back(std::move(e));
+}
+
+// The memo of one unit's fragment: <memo_dir>/<hash of the unit's path>.json, holding the key it
+// was made under (KLineage's own binary, the unit, its arguments, the target's sources) and the
+// hash of every project file the unit read. Reused only when all of them are the same.
+struct UnitMemo {
+  std::filesystem::path path;
+  std::string key;
+};
+
+std::string fileHash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "(missing)";
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return fnv1a64Hex(ss.str());
+}
+
+UnitMemo unitMemo(const std::string& memo_dir, const SourceToParse& src, const std::vector<std::string>& target_sources) {
+  std::string key = "extract-unit-1\n";
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto size = ec ? 0 : std::filesystem::file_size(self, ec);
+  const auto mtime = ec ? std::filesystem::file_time_type{} : std::filesystem::last_write_time(self, ec);
+  key += self.string() + ":" + std::to_string(size) + ":" + std::to_string(mtime.time_since_epoch().count()) + "\n";
+  key += src.file + "\n";
+  for (const auto& a : src.clang_args) key += a + "\n";
+  for (const auto& t : target_sources) key += "source " + t + "\n";
+  return {std::filesystem::path(memo_dir) / (fnv1a64Hex(src.file) + ".json"), fnv1a64Hex(key)};
+}
+
+std::optional<Manifest> loadFragment(const UnitMemo& memo) {
+  std::ifstream in(memo.path);
+  if (!in) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    if (j.at("key").get<std::string>() != memo.key) return std::nullopt;
+    for (const auto& [file, hash] : j.at("read").items())
+      if (fileHash(file) != hash.get<std::string>()) return std::nullopt;
+    return j.at("fragment").get<Manifest>();
+  } catch (const std::exception&) {
+    return std::nullopt;  // a memo that cannot be read is parsed again
+  }
+}
+
+void saveFragment(const UnitMemo& memo, const Manifest& f) {
+  if (!f.diagnostics.empty()) return;  // a unit with parse errors is parsed again (it may be mid-edit)
+  nlohmann::json read = nlohmann::json::object();
+  for (const auto& file : f.files) read[file] = fileHash(file);
+  nlohmann::json j = {{"key", memo.key}, {"read", read}, {"fragment", f}};
+  std::error_code ec;
+  std::filesystem::create_directories(memo.path.parent_path(), ec);
+  const std::filesystem::path tmp = memo.path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump() << "\n";
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, memo.path, ec);
+}
+
+}  // namespace
+
 Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources, const Overlay& overlay,
-                         const std::function<void(const std::string&)>& log, unsigned threads) {
+                         const std::function<void(const std::string&)>& log, unsigned threads, const std::string& memo_dir,
+                         unsigned* reused) {
   Manifest m;
   m.target = target;
   for (const auto& s : sources) m.sources.push_back(s.file);
-  // Parsing is the slow part and independent per source: a batch of `threads` sources is parsed
-  // at once, then read in the sources' order, so the manifest does not depend on the threads.
-  const size_t batch = std::max(1u, threads);
-  for (size_t first = 0; first < sources.size(); first += batch) {
-    const size_t n = std::min(batch, sources.size() - first);
-    if (log)
-      for (size_t i = 0; i < n; ++i) log("extract: parsing " + sources[first + i].file);
-    std::vector<ParsedUnit> parsed(n);
-    parallelFor(n, n, [&](size_t i) {
-      parsed[i] = parseUnit(sources[first + i].file, sources[first + i].clang_args, overlay);
-    });
-    for (size_t i = 0; i < n; ++i) {
-      ParsedUnit& pu = parsed[i];
-      if (pu.error_count > 0 || !pu.ast) {
-        ParseDiagnostic d;
-        d.file = sources[first + i].file;
-        d.errors = pu.errors;
-        if (!pu.ast) d.errors.push_back("clang could not build an AST for this file");
-        m.diagnostics.push_back(d);
-      }
-      if (pu.ast) extractFromUnit(pu.ast->getASTContext(), m.sources, m);
-      if (pu.ast) addReadFiles(pu.ast->getSourceManager(), m.files, m.includes);
-      pu = ParsedUnit{};  // its AST is no longer needed
+  // Each unit's fragment, from the memo (no overlay only) or by parsing. Parsing is the slow part
+  // and independent per source: a batch of `threads` sources is parsed at once (at most that many
+  // ASTs are held); the fragments are merged in the sources' order, so the manifest depends neither
+  // on the threads nor on which fragments came from the memo.
+  std::vector<std::optional<Manifest>> fragments(sources.size());
+  std::vector<UnitMemo> memos(sources.size());
+  std::vector<size_t> todo;
+  const bool use_memo = !memo_dir.empty() && overlay.empty();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (use_memo) {
+      memos[i] = unitMemo(memo_dir, sources[i], m.sources);
+      fragments[i] = loadFragment(memos[i]);
     }
+    if (!fragments[i]) todo.push_back(i);
   }
+  if (reused) *reused = static_cast<unsigned>(sources.size() - todo.size());
+  const size_t batch = std::max(1u, threads);
+  for (size_t first = 0; first < todo.size(); first += batch) {
+    const size_t n = std::min(batch, todo.size() - first);
+    if (log)
+      for (size_t i = 0; i < n; ++i) log("extract: parsing " + sources[todo[first + i]].file);
+    parallelFor(n, n, [&](size_t i) {
+      const SourceToParse& src = sources[todo[first + i]];
+      ParsedUnit pu = parseUnit(src.file, src.clang_args, overlay);
+      fragments[todo[first + i]] = fragmentOf(src, m.sources, pu);
+    });
+    if (use_memo)
+      for (size_t i = 0; i < n; ++i) saveFragment(memos[todo[first + i]], *fragments[todo[first + i]]);
+  }
+  for (auto& f : fragments) mergeFragment(m, std::move(*f));
   std::sort(m.files.begin(), m.files.end());
   // Merge launch sites recorded before their kernel's definition was seen.
   std::vector<KernelInfo> merged;

@@ -36,9 +36,13 @@ void extractFromUnit(clang::ASTContext& ctx, const std::vector<std::string>& tar
 // Parses every source and builds the manifest. A source clang cannot parse cleanly gets its first
 // errors recorded in manifest.diagnostics; the kernels clang still understood are listed.
 // `threads` sources are parsed at once (at most that many ASTs are held); the manifest is the
-// same for any number.
+// same for any number. With `memo_dir` (and no overlay), each unit's part of the manifest is kept
+// there and reused while the unit, every project file it read, its arguments, the target's sources
+// and KLineage itself are unchanged (docs/pipeline.md): the manifest is the same as a fresh
+// extraction's; `*reused` says how many units were not parsed.
 Manifest extractManifest(const std::string& target, const std::vector<SourceToParse>& sources,
                          const Overlay& overlay = {},
-                         const std::function<void(const std::string&)>& log = nullptr, unsigned threads = 1);
+                         const std::function<void(const std::string&)>& log = nullptr, unsigned threads = 1,
+                         const std::string& memo_dir = "", unsigned* reused = nullptr);
 
 }  // namespace klineage

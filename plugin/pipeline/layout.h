@@ -40,6 +40,9 @@ struct BuildTreeLayout {
   std::filesystem::path materializedRoot() const { return root / "src"; }
   // llm-cache/<sha256>.json: replies of the language model (docs/llm.md).
   std::filesystem::path llmCache() const { return root / "llm-cache"; }
+  // cache/extract/<hash>.json: each source's part of the manifest, reused while it and what it
+  // reads are unchanged (rewriter/extract.h).
+  std::filesystem::path extractMemo() const { return root / "cache" / "extract"; }
   // cache/results/<key>.json: one gate result per variant key (result_cache.h).
   std::filesystem::path resultCache() const { return root / "cache" / "results"; }
   std::filesystem::path resultEntry(const std::string& key) const { return resultCache() / (key + ".json"); }

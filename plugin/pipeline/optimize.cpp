@@ -75,7 +75,11 @@ std::unique_ptr<GpuBackend> makeBackend(const Config& cfg, const std::string& st
 namespace {
 
 Manifest extractStage(Pipeline& p) {
-  Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse(), {}, nullptr, p.jobs);
+  unsigned reused = 0;
+  Manifest manifest = extractManifest(p.cfg.target, p.setup.toParse(), {}, nullptr, p.jobs,
+                                      p.layout.extractMemo().string(), &reused);
+  if (reused) p.status.info("klineage: " + std::to_string(reused) + " of " + std::to_string(manifest.sources.size()) +
+                            " sources unchanged since the last extraction: not parsed again");
   p.includes = manifest.includes;
   atomicWrite(p.layout.manifest(), nlohmann::json(manifest).dump(2) + "\n");
   for (const auto& d : manifest.diagnostics) {

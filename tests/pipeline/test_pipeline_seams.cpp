@@ -481,6 +481,7 @@ TEST_CASE("seams: after an edit of one kernel only its launches are captured aga
   REQUIRE(run.cap.calls == 2);
   CHECK(run.cap.asked[1] == std::vector<std::string>{"relu"});
   CHECK(run.status.saw("(only relu, changed since the last capture; the 2 launches of 1 other kernel(s) are kept"));
+  CHECK(run.status.saw("klineage: 1 of 2 sources unchanged since the last extraction: not parsed again"));  // relu.cu is
   const fs::path second = captureDir();
   CHECK(second != first);
   const CaptureSummary sum = nlohmann::json::parse(readFile(second / "capture.json")).get<CaptureSummary>();

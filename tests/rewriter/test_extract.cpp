@@ -557,3 +557,58 @@ TEST_CASE("extract: parsing several sources at once gives the same manifest as o
   REQUIRE_FALSE(one.kernels.empty());
   CHECK(nlohmann::json(three).dump() == nlohmann::json(one).dump());
 }
+
+TEST_CASE("extract: the per-unit memo gives a fresh extraction's manifest; an edit parses only the units it touches",
+          "[extract]") {
+  // A copy of five transfer-suite sources and its headers, so the test can edit them.
+  test::TempDir t("extract-memo");
+  const std::string from = std::string(KLINEAGE_SOURCE_DIR) + "/examples/transfer";
+  fs::copy(from + "/include", t.path / "include", fs::copy_options::recursive);
+  fs::create_directories(t.path / "src");
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(from + "/src"))
+    if (e.path().extension() == ".cu" && e.path().filename() != "check.cu") names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  REQUIRE(names.size() >= 5);
+  names.resize(5);
+  std::vector<SourceToParse> sources;
+  for (const auto& n : names) {
+    fs::copy_file(from + "/src/" + n, t.path / "src" / n);
+    sources.push_back({(t.path / "src" / n).string(), test::testClangArgs((t.path / "include").string())});
+  }
+  const std::string memo = (t.path / "memo").string();
+  auto fresh = [&] { return nlohmann::json(extractManifest("t", sources, {}, nullptr, 2)).dump(); };
+  auto memoized = [&](unsigned& reused) {
+    return nlohmann::json(extractManifest("t", sources, {}, nullptr, 2, memo, &reused)).dump();
+  };
+  unsigned reused = 99;
+  const std::string expected = fresh();
+  CHECK(memoized(reused) == expected);
+  CHECK(reused == 0);
+  CHECK(memoized(reused) == expected);  // every unit's fragment read back from the memo
+  CHECK(reused == 5);
+
+  // an edit of one source: only that unit is parsed again, the manifest is a fresh one's
+  {
+    std::ofstream(sources[1].file, std::ios::app) << "\n// edited\n__global__ void kl_memo_added(float* p) { p[0] = 1.0f; }\n";
+  }
+  const std::string edited = fresh();
+  CHECK(edited != expected);
+  CHECK(memoized(reused) == edited);
+  CHECK(reused == 4);
+
+  // a header every source includes: every unit again
+  {
+    std::ofstream(t.path / "include/transfer/transfer.h", std::ios::app) << "\n// edited\n";
+  }
+  CHECK(memoized(reused) == fresh());
+  CHECK(reused == 0);
+
+  // other arguments (a define), and a memo file that is not JSON: parsed again, not trusted
+  sources[0].clang_args.push_back("-DKL_MEMO_TEST=1");
+  for (const auto& e : fs::directory_iterator(memo)) std::ofstream(e.path()) << "{ not json";
+  CHECK(memoized(reused) == fresh());
+  CHECK(reused == 0);
+  CHECK(memoized(reused) == fresh());
+  CHECK(reused == 5);
+}
