@@ -27,6 +27,7 @@
   X(PadSharedTile) \
   X(CacheHints) \
   X(WarpReduceShuffle) \
+  X(VectorCastAccess) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -450,13 +450,13 @@ TEST_CASE("third-party-style experts: the inverses kept at depth 1", "[mine-expe
       {"transpose_padded.cu", "style_transpose", {32, 8},
        "-restrict-pointers(add_const=true) -unroll(max_trip=32) -pad-shared-tile()"},
       {"softmax_block.cu", "style_softmax", {256},
-       "-restrict-pointers(add_const=true) -launch-bounds() -ldg-loads() -forceinline() -warp-reduce-shuffle() llm(forward "
-       "differs)"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -ldg-loads() -forceinline() -vector-cast-access() "
+       "-warp-reduce-shuffle() llm(forward differs)"},
       {"layernorm_cg.cu", "style_layernorm", {256},
        "-restrict-pointers(add_const=true) -cache-hints() llm(forward differs) -warp-reduce-shuffle() llm(forward differs)"},
       {"axpy_vec.cu", "style_axpy", {512},
-       "-restrict-pointers(add_const=true) -launch-bounds() -block-size(threads=512) [grid.x*512/256, block.x 256] llm(forward "
-       "refuses) -ldg-loads() llm(forward differs)"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -vector-cast-access() -block-size(threads=512) [grid.x*512/256, "
+       "block.x 256] llm(forward refuses) -ldg-loads() llm(forward differs)"},
       {"sgemm_regtile.cu", "style_sgemm", {64},
        "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) -block-size(threads=64) [grid.x*64/256, block.x "
        "256] llm(forward refuses)"},

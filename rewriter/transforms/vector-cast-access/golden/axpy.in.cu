@@ -1,0 +1,16 @@
+// The expert's vector pointers, a size_t grid-stride loop, a scalar tail.
+__global__ void k(size_t n, float a, const float* __restrict__ x, float* __restrict__ y) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  const float4* x4 = reinterpret_cast<const float4*>(x);
+  float4* y4 = reinterpret_cast<float4*>(y);
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n / 4; i += stride) {
+    const float4 xv = make_float4(x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]);
+    float4 yv = make_float4(y[4 * i], y[4 * i + 1], y[4 * i + 2], y[4 * i + 3]);
+    yv.x = fmaf(a, xv.x, yv.x);
+    yv.y = fmaf(a, xv.y, yv.y);
+    yv.z = fmaf(a, xv.z, yv.z);
+    yv.w = fmaf(a, xv.w, yv.w);
+    { const float4 kl_v = yv; y[4 * i] = kl_v.x; y[4 * i + 1] = kl_v.y; y[4 * i + 2] = kl_v.z; y[4 * i + 3] = kl_v.w; }
+  }
+  for (size_t i = 4 * (n / 4) + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = fmaf(a, x[i], y[i]);
+}
