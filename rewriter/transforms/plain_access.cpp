@@ -1,5 +1,10 @@
 #include "plain_access.h"
 
+#include "rewriter/ast_util.h"
+
+#include <set>
+#include <string>
+
 #include <clang/AST/ExprCXX.h>
 #include <clang/Lex/Lexer.h>
 
@@ -42,6 +47,30 @@ Offset flatten(const clang::BinaryOperator* b) {
 }
 
 }  // namespace
+
+bool cacheOperatorType(clang::QualType t, bool half_types) {
+  static const std::set<std::string> kTypes{
+      "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
+      "unsigned long", "long long", "unsigned long long", "float", "double", "struct char2", "struct char4",
+      "struct uchar2", "struct uchar4", "struct short2", "struct short4", "struct ushort2", "struct ushort4",
+      "struct int2", "struct int4", "struct uint2", "struct uint4", "struct longlong2", "struct ulonglong2",
+      "struct float2", "struct float4", "struct double2"};
+  static const std::set<std::string> kHalf{"struct __half", "struct __half2", "struct __nv_bfloat16", "struct __nv_bfloat162"};
+  const std::string name = t.getCanonicalType().getUnqualifiedType().getAsString();
+  return kTypes.count(name) > 0 || (half_types && kHalf.count(name) > 0);
+}
+
+bool isValueRead(clang::ASTContext& ctx, const clang::Expr* e) {
+  const clang::Stmt* parent = parentStmtOf(ctx, *e);
+  while (const auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(parent)) parent = parentStmtOf(ctx, *pe);
+  if (const auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(parent)) {
+    if (ice->getCastKind() == clang::CK_LValueToRValue) return true;
+    if (ice->getCastKind() != clang::CK_NoOp) return false;
+    parent = parentStmtOf(ctx, *ice);
+  }
+  const auto* ctor = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(parent);
+  return ctor && ctor->getNumArgs() == 1 && ctor->getConstructor()->isCopyOrMoveConstructor();
+}
 
 bool plainLoad(TransformRequest& req, const clang::CallExpr* c) {
   if (inMacro(c) || c->getNumArgs() != 1) return false;

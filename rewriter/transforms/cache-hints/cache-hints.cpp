@@ -22,17 +22,6 @@
 namespace klineage {
 namespace {
 
-// The element types __stcs is declared for (sm_32_intrinsics.h), by their canonical spelling.
-bool stcsType(clang::QualType t) {
-  static const std::set<std::string> kTypes{
-      "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
-      "unsigned long", "long long", "unsigned long long", "float", "double", "struct char2", "struct char4",
-      "struct uchar2", "struct uchar4", "struct short2", "struct short4", "struct ushort2", "struct ushort4",
-      "struct int2", "struct int4", "struct uint2", "struct uint4", "struct longlong2", "struct ulonglong2",
-      "struct float2", "struct float4", "struct double2"};
-  return kTypes.count(t.getCanonicalType().getUnqualifiedType().getAsString()) > 0;
-}
-
 bool named(const clang::CallExpr* c, std::initializer_list<const char*> names) {
   const auto* fd = c->getDirectCallee();
   if (!fd || !fd->getIdentifier()) return false;
@@ -99,7 +88,7 @@ class CacheHints : public Transform {
       unsigned n = 0;
       for (const auto* b : list) {
         const clang::Expr* lhs = b->getLHS()->IgnoreParens();
-        if (!stcsType(lhs->getType()) || b->getBeginLoc().isMacroID() || b->getEndLoc().isMacroID()) continue;
+        if (!cacheOperatorType(lhs->getType(), false) || b->getBeginLoc().isMacroID() || b->getEndLoc().isMacroID()) continue;
         const auto range = fileRange(ctx, b->getSourceRange());
         if (range.isInvalid()) continue;
         // out[i] = v  ->  __stcs(&out[i], v)

@@ -21,18 +21,6 @@
 namespace klineage {
 namespace {
 
-// The element types __ldg is declared for (sm_32_intrinsics.h), by their canonical spelling.
-bool ldgType(clang::QualType t) {
-  static const std::set<std::string> kTypes{
-      "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
-      "unsigned long", "long long", "unsigned long long", "float", "double", "struct char2", "struct char4",
-      "struct uchar2", "struct uchar4", "struct short2", "struct short4", "struct ushort2", "struct ushort4",
-      "struct int2", "struct int4", "struct uint2", "struct uint4", "struct longlong2", "struct ulonglong2",
-      "struct float2", "struct float4", "struct double2", "struct __half", "struct __half2",
-      "struct __nv_bfloat16", "struct __nv_bfloat162"};
-  return kTypes.count(t.getCanonicalType().getUnqualifiedType().getAsString()) > 0;
-}
-
 const clang::Expr* bare(const clang::Expr* e) { return e->IgnoreParenImpCasts(); }
 
 struct Finder : clang::RecursiveASTVisitor<Finder> {
@@ -108,20 +96,6 @@ void addDerived(clang::ASTContext& ctx, const clang::Stmt* body, std::set<const 
   }
 }
 
-// Whether the element's value is read: a scalar's lvalue-to-rvalue conversion, or a vector
-// type's copy (`float4 v = rows[i]`); not an address taken, a reference bound or a member read.
-bool isLoad(clang::ASTContext& ctx, const clang::ArraySubscriptExpr* e) {
-  const clang::Stmt* parent = parentStmtOf(ctx, *e);
-  while (const auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(parent)) parent = parentStmtOf(ctx, *pe);
-  if (const auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(parent)) {
-    if (ice->getCastKind() == clang::CK_LValueToRValue) return true;
-    if (ice->getCastKind() != clang::CK_NoOp) return false;
-    parent = parentStmtOf(ctx, *ice);
-  }
-  const auto* ctor = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(parent);
-  return ctor && ctor->getNumArgs() == 1 && ctor->getConstructor()->isCopyOrMoveConstructor();
-}
-
 bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
 
 class LdgLoads : public Transform {
@@ -158,8 +132,8 @@ class LdgLoads : public Transform {
     std::set<std::string> names;
     for (const auto* e : f.subscripts) {
       const clang::VarDecl* pv = readOnlyBase(e, readonly);
-      if (!pv || inMacro(e) || !ldgType(e->getType())) continue;  // (one under __ldg(&...) is no load: isLoad)
-      if (!isLoad(ctx, e)) continue;
+      if (!pv || inMacro(e) || !cacheOperatorType(e->getType(), true)) continue;  // (one under __ldg(&...) is no load: isValueRead)
+      if (!isValueRead(ctx, e)) continue;
       const auto range = fileRange(ctx, e->getSourceRange());
       if (range.isInvalid()) continue;
       req.rewriter.InsertTextBefore(range.getBegin(), "__ldg(&");

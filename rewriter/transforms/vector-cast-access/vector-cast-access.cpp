@@ -19,6 +19,7 @@
 #include "rewriter/ast_util.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
+#include "rewriter/transforms/plain_access.h"
 
 namespace klineage {
 namespace {
@@ -130,19 +131,6 @@ std::string storeText(const VectorLocal& l, const std::string& at, const std::st
   return s + " }";
 }
 
-// Whether the element's value is read: a scalar's lvalue-to-rvalue conversion, or a vector copy.
-bool isLoad(clang::ASTContext& ctx, const clang::Expr* e) {
-  const clang::Stmt* parent = parentStmtOf(ctx, *e);
-  while (const auto* pe = llvm::dyn_cast_or_null<clang::ParenExpr>(parent)) parent = parentStmtOf(ctx, *pe);
-  if (const auto* ice = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(parent)) {
-    if (ice->getCastKind() == clang::CK_LValueToRValue) return true;
-    if (ice->getCastKind() != clang::CK_NoOp) return false;
-    parent = parentStmtOf(ctx, *ice);
-  }
-  const auto* ctor = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(parent);
-  return ctor && ctor->getNumArgs() == 1 && ctor->getConstructor()->isCopyOrMoveConstructor();
-}
-
 bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
 
 class VectorCastAccess : public Transform {
@@ -235,7 +223,7 @@ class VectorCastAccess : public Transform {
     }
     for (const clang::ArraySubscriptExpr* e : f.subscripts) {
       const VectorLocal* l = localOf(locals, e->getBase());
-      if (!l || stored.count(e) || inMacro(e) || !isLoad(ctx, e)) continue;
+      if (!l || stored.count(e) || inMacro(e) || !isValueRead(ctx, e)) continue;
       // a load inside a store statement keeps its vector form (the statement is rewritten whole)
       const unsigned at = src.off(src.sm.getExpansionLoc(e->getBeginLoc()));
       bool inside = false;
