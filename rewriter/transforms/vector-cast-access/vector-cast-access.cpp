@@ -81,6 +81,17 @@ struct Finder : clang::RecursiveASTVisitor<Finder> {
   }
 };
 
+// Whether every variable `e` names is const or only read in `body`.
+bool unchanging(clang::ASTContext& ctx, const clang::Stmt* body, const clang::Stmt* e) {
+  if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e))
+    if (const auto* var = llvm::dyn_cast<clang::VarDecl>(r->getDecl()))
+      if (!var->getType().isConstQualified() && !isBuiltinGeometry(var->getNameAsString()) && !onlyReads(ctx, body, var))
+        return false;
+  for (const clang::Stmt* c : e->children())
+    if (c && !unchanging(ctx, body, c)) return false;
+  return true;
+}
+
 // The kernel's vector pointers cast from a scalar pointer of their element type and never
 // assigned again.
 std::vector<VectorLocal> vectorLocals(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, const Finder& f) {
@@ -93,6 +104,9 @@ std::vector<VectorLocal> vectorLocals(clang::ASTContext& ctx, const clang::Funct
     const clang::Expr* from = cast->getSubExpr()->IgnoreParenImpCasts();
     if (!from->getType()->isPointerType() || !from->getType()->getPointeeType()->isArithmeticType()) continue;
     if (!v->getType().isConstQualified() && !onlyReads(ctx, kernel->getBody(), v)) continue;
+    // The scalar pointer expression must mean the same address wherever the elements are read:
+    // every variable in it is never assigned after (`x += C` would move `x` away from `x4`).
+    if (!unchanging(ctx, kernel->getBody(), from)) continue;
     std::string base = sourceText(ctx, from->getSourceRange());
     if (!llvm::isa<clang::DeclRefExpr>(from)) base = "(" + base + ")";
     out.push_back({v, base, type, width});
