@@ -157,7 +157,7 @@ TEST_CASE("mine: a language model's simplification is a version gated like an in
   CHECK(again.status.saw("LLM simplification 1 of v0: reply from the cache"));
 }
 
-TEST_CASE("mine: a simplification that changes the kernel's signature is no version; --llm-steps 0 sends nothing",
+TEST_CASE("mine: a simplification that changes the kernel's signature is no version, --llm-steps 0 sends nothing",
           "[llm][mine]") {
   NoLlmEnv env;
   Project p(4);

@@ -558,7 +558,7 @@ TEST_CASE("extract: parsing several sources at once gives the same manifest as o
   CHECK(nlohmann::json(three).dump() == nlohmann::json(one).dump());
 }
 
-TEST_CASE("extract: the per-unit memo gives a fresh extraction's manifest; an edit parses only the units it touches",
+TEST_CASE("extract: the per-unit memo gives a fresh extraction's manifest, an edit parses only the units it touches",
           "[extract]") {
   // A copy of five transfer-suite sources and its headers, so the test can edit them.
   test::TempDir t("extract-memo");
