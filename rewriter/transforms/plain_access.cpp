@@ -11,8 +11,6 @@
 namespace klineage {
 namespace {
 
-bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
-
 struct Cutter {
   TransformRequest& req;
   clang::SourceLocation endOf(clang::SourceLocation l) const {

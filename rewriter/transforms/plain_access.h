@@ -9,6 +9,9 @@
 
 namespace klineage {
 
+// Whether a statement's text comes from a macro expansion (transforms leave those alone).
+inline bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
+
 // Whether an element type has an overload of the cache-operator intrinsics (sm_32_intrinsics.h):
 // the integer types, float, double and the CUDA vector types; with `half_types` also __half,
 // __half2, __nv_bfloat16 and __nv_bfloat162 (which __ldg takes and the stores do not).

@@ -88,7 +88,7 @@ class CacheHints : public Transform {
       unsigned n = 0;
       for (const auto* b : list) {
         const clang::Expr* lhs = b->getLHS()->IgnoreParens();
-        if (!cacheOperatorType(lhs->getType(), false) || b->getBeginLoc().isMacroID() || b->getEndLoc().isMacroID()) continue;
+        if (!cacheOperatorType(lhs->getType(), false) || inMacro(b)) continue;
         const auto range = fileRange(ctx, b->getSourceRange());
         if (range.isInvalid()) continue;
         // out[i] = v  ->  __stcs(&out[i], v)

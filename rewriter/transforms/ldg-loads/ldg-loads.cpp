@@ -96,8 +96,6 @@ void addDerived(clang::ASTContext& ctx, const clang::Stmt* body, std::set<const 
   }
 }
 
-bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
-
 class LdgLoads : public Transform {
  public:
   std::string id() const override { return "ldg-loads"; }

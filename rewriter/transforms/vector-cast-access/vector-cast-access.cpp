@@ -145,8 +145,6 @@ std::string storeText(const VectorLocal& l, const std::string& at, const std::st
   return s + " }";
 }
 
-bool inMacro(const clang::Stmt* s) { return s->getBeginLoc().isMacroID() || s->getEndLoc().isMacroID(); }
-
 class VectorCastAccess : public Transform {
  public:
   std::string id() const override { return "vector-cast-access"; }

@@ -249,12 +249,16 @@ class WarpReduceShuffle : public Transform {
     auto& ctx = req.ctx;
     SourceBuffer src(ctx);
     if (!req.kernel->hasBody()) return TransformResult::no("the kernel has no body");
-    std::map<std::string, unsigned> first_use;  // op -> where its helper goes
+    std::map<std::string, unsigned> first_use;  // op -> where its helper goes: before the first function using it
+    auto need = [&](const std::string& op, const clang::FunctionDecl* fn) {
+      const unsigned at = startOf(src, fn);
+      auto [it, fresh] = first_use.emplace(op, at);
+      if (!fresh) it->second = std::min(it->second, at);
+    };
     std::string what;
     for (const clang::FunctionDecl* fn : scope(req.kernel, src)) {
       Finder f;
       f.TraverseStmt(fn->getBody());
-      bool used = false;
       for (const clang::ForStmt* loop : f.loops) {
         const auto [v, op] = butterfly(ctx, loop);
         if (!v || !src.inFile(loop)) continue;
@@ -270,9 +274,7 @@ class WarpReduceShuffle : public Transform {
           }
         }
         req.rewriter.ReplaceText(src.at(b), src.stmtEnd(loop) - b, call);
-        used = true;
-        if (!first_use.count(op)) first_use[op] = startOf(src, fn);
-        first_use[op] = std::min(first_use[op], startOf(src, fn));
+        need(op, fn);
         what += (what.empty() ? "" : ", ") + v->getNameAsString() + " (" + op + ")";
       }
       for (const clang::CallExpr* c : f.calls) {
@@ -283,12 +285,9 @@ class WarpReduceShuffle : public Transform {
         const unsigned ve = src.tokEnd(value->getEndLoc()), e = src.off(c->getRParenLoc()) + 1;
         req.rewriter.ReplaceText(src.at(ve), e - ve, ")");
         req.rewriter.ReplaceText(src.at(b), vb - b, std::string(kPrefix) + op + "(");
-        used = true;
-        if (!first_use.count(op)) first_use[op] = startOf(src, fn);
-        first_use[op] = std::min(first_use[op], startOf(src, fn));
+        need(op, fn);
         what += (what.empty() ? "" : ", ") + src.slice(vb, ve) + " (cg::reduce, " + op + ")";
       }
-      (void)used;
     }
     if (what.empty())
       return TransformResult::no("no warp reduction by __shfl_xor_sync butterfly (offsets 16 to 1, full mask) or cg::reduce over a 32-thread tile");
