@@ -411,6 +411,7 @@ void to_json(nlohmann::json& j, const RunnerResult& r) {
   j["probes_checked"] = r.probes_checked;
   j["input_sets_checked_on_gpu"] = r.input_sets_checked_on_gpu;
   j["probes_checked_on_gpu"] = r.probes_checked_on_gpu;
+  if (!r.original_failed_probe.empty()) j["original_failed_probe"] = r.original_failed_probe;
 }
 
 void from_json(const nlohmann::json& j, RunnerResult& r) {
@@ -458,6 +459,7 @@ void from_json(const nlohmann::json& j, RunnerResult& r) {
   r.probes_checked = j.value("probes_checked", 0u);
   r.input_sets_checked_on_gpu = j.value("input_sets_checked_on_gpu", 0u);
   r.probes_checked_on_gpu = j.value("probes_checked_on_gpu", 0u);
+  r.original_failed_probe = j.value("original_failed_probe", std::string());
 }
 
 }  // namespace klineage

@@ -269,6 +269,10 @@ struct RunnerResult {
   unsigned probes_checked = 0;
   unsigned input_sets_checked_on_gpu = 0;  // input sets whose variant run was found exactly right on the GPU
   unsigned probes_checked_on_gpu = 0;      // probe shapes likewise (no copy of either kernel's outputs to the host)
+  // The probe shape (its name) on which the *original* kernel itself failed to run (runtime-failed):
+  // a shape outside the original's own domain (a float4 row kernel probed with C = 4097), which the
+  // gate leaves out and runs the job again without, instead of blaming the variant.
+  std::string original_failed_probe;
 };
 
 void to_json(nlohmann::json& j, const ErrorNorms& e);

@@ -1,5 +1,7 @@
 #include "gate_jobs.h"
 
+#include <algorithm>
+
 #include "core/capture_facts.h"
 #include "core/fs.h"
 #include "core/launch_eval.h"
@@ -110,6 +112,15 @@ bool moreAlignmentTests(const VariantReport& original, const VariantReport& r) {
 }
 
 }  // namespace
+
+std::string dropOriginalFailedProbe(RunnerJob& job, const RunnerResult& res) {
+  if (res.outcome != Outcome::RuntimeFailed || res.original_failed_probe.empty()) return "";
+  auto it = std::find_if(job.probes.begin(), job.probes.end(),
+                         [&](const ProbeSpec& p) { return p.name == res.original_failed_probe; });
+  if (it == job.probes.end()) return "";
+  job.probes.erase(it);
+  return "probe " + res.original_failed_probe + " left out: the original itself fails there (" + res.reason + ")";
+}
 
 std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& r) {
   if (!plan.launch || !moreAlignmentTests(original, r)) return std::nullopt;

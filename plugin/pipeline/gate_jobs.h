@@ -39,6 +39,13 @@ std::optional<RunnerJob> makeJob(const KernelPlan& plan, const VariantReport& or
 // tests than the original's: the declared launch with every buffer of elements under 16 bytes
 // passed off a 16-byte boundary, so the branch for misaligned pointers is run too. nullopt for
 // other variants, and without a declared launch (a captured launch has its own pointers).
+// A probe shape on which the original kernel itself failed (RunnerResult::original_failed_probe)
+// is outside the original's own domain (a float4 row kernel probed with C = 4097), not evidence
+// against the variant: it is removed from `job` so the job can run again without it. Returns the
+// note for the report ("probe C = 4097 left out: ..."), or "" when the result names no probe of
+// the job (the failure then stands).
+std::string dropOriginalFailedProbe(RunnerJob& job, const RunnerResult& res);
+
 std::optional<Probe> misalignedProbe(const KernelPlan& plan, const VariantReport& original, const VariantReport& variant);
 
 // For a replayed variant whose source has more of those alignment tests than the original's: the

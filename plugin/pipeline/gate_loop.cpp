@@ -70,6 +70,8 @@ class GateTask {
   }
 
   void finished(const RunnerResult& res) {
+    if (shape_ == 0 && res.outcome == Outcome::RuntimeFailed && !res.original_failed_probe.empty() && dropProbe(res))
+      return;  // the same trial again, without the shape the original itself cannot run
     if (shape_ == 0) {
       trial_report_ = r_;
       recordRun(trial_report_, res);
@@ -107,6 +109,15 @@ class GateTask {
   unsigned trial_ = 0;
   size_t shape_ = 0;
   bool done_ = false;
+
+  // A probe shape the original itself cannot run is left out (gate_jobs.h); false when the result
+  // names none of this job's probes.
+  bool dropProbe(const RunnerResult& res) {
+    const std::string note = dropOriginalFailedProbe(*job_, res);
+    if (note.empty()) return false;
+    r_.checks.push_back(note);
+    return true;
+  }
 
   void finish(Outcome o, const std::string& why) {
     r_.outcome = o;

@@ -276,6 +276,7 @@ class JobRun {
   std::string failure_;               // a CUDA call failed (runtime-failed)
   CUresult last_error_ = CUDA_SUCCESS;  // that call's result
   bool rejected_ = false;             // res_ holds a verdict (guard, input, state, mismatch)
+  bool original_failed_ = false;      // the original kernel itself failed to launch or run (runtime-failed)
   std::string nondeterminism_;        // replays: what differed between the original's runs
   std::string misaligned_;            // replays: the allocations placed off a 16-byte boundary
   std::string replay_where_ = "replayed launch: ";  // how a replay's messages name the launch
@@ -612,6 +613,11 @@ class JobRun {
       std::swap(saved_argv, argv_);
       geom_[0] = saved_geom[0];
       geom_[1] = saved_geom[1];
+      if (!ok && original_failed_ && !rejected_) {
+        // Our own probe shape is outside what the original itself runs on: the gate leaves it out.
+        res_.original_failed_probe = probe.name;
+        failure_ = "probe " + probe.name + ": " + failure_;
+      }
       if (!ok) return false;
       ++res_.probes_checked;
       res_.probes_checked_on_gpu += on_gpu ? 1 : 0;
@@ -984,12 +990,15 @@ class JobRun {
     const bool ok = call(r, std::string("launching the ") + whichName(w) + " kernel " + spec(w).function + " (grid " +
                                 dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(g.shmem) + ")");
     if (!ok && watchdog_) watchdog_->disarm();
+    if (!ok && w == Which::Original) original_failed_ = true;
     return ok;
   }
 
   bool finished(Which w, CUresult r) {
     if (watchdog_) watchdog_->disarm();
-    return call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
+    const bool ok = call(r, std::string("the ") + whichName(w) + " kernel " + spec(w).function + " failed");
+    if (!ok && w == Which::Original) original_failed_ = true;
+    return ok;
   }
 
   // Restore, launch, wait, and check what the run touched (guards, inputs, state).

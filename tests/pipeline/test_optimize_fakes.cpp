@@ -296,3 +296,68 @@ TEST_CASE("pipeline: winners in files that share nothing are re-applied at once,
   CHECK(texts[1].at("relu.cu").find("float4") != std::string::npos);  // each file holds its winner
   CHECK(texts[1].at("saxpy.cu").find("float4") != std::string::npos);
 }
+
+namespace {
+
+// The original itself fails on one probe shape (its own domain is smaller than our probes: a float4
+// row kernel probed with a row length that is not a multiple of 4); every other run passes.
+struct ProbeFailRunner : GpuRunner {
+  std::string bad_probe;  // the probe name the original fails on ("" picks the first probe seen)
+  std::vector<RunnerJob> jobs;
+  DeviceProbe probe() override { return {true, "Fake GPU", "sm_90", "", 1}; }
+  RunnerResult run(const RunnerJob& job, const std::string&, double) override {
+    jobs.push_back(job);
+    RunnerResult r;
+    r.device = "Fake GPU";
+    if (bad_probe.empty() && !job.probes.empty()) bad_probe = job.probes.front().name;
+    for (const ProbeSpec& p : job.probes)
+      if (p.name == bad_probe) {
+        r.outcome = Outcome::RuntimeFailed;
+        r.reason = "probe " + p.name + ": the original kernel saxpy failed: CUDA_ERROR_MISALIGNED_ADDRESS";
+        r.original_failed_probe = p.name;
+        return r;
+      }
+    r.outcome = Outcome::Passed;
+    r.speedup = 1.2;
+    r.noise = 0.01;
+    klineage::test::setTimes(r, r.speedup);
+    r.probes_checked = static_cast<unsigned>(job.probes.size());
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pipeline: a probe shape the original itself cannot run is left out, not blamed on the variant", "[pipeline][probes]") {
+  Project p(4);
+  FakeCompiler cc;
+  ProbeFailRunner gpu;
+  OptimizeOptions opt;
+  opt.config = p.config;
+  REQUIRE(runOptimize(opt, &cc, &gpu) == 0);
+  REQUIRE_FALSE(gpu.bad_probe.empty());
+  const nlohmann::json rep = p.report();
+  int gated = 0;
+  for (const auto& v : rep["variants"]) {
+    if (v["variant"]["is_original"].get<bool>() || v["variant"]["kernel"] != "saxpy") continue;
+    INFO(v["variant"]["id"] << ": " << v["outcome"] << " " << v["reason"]);
+    if (v["outcome"] == "not-run") continue;
+    ++gated;
+    CHECK(v["outcome"] != "runtime-failed");
+    bool noted = false;
+    for (const auto& c : v["checks"])
+      noted = noted || c.get<std::string>().find("probe " + gpu.bad_probe + " left out: the original itself fails there") == 0;
+    CHECK(noted);
+  }
+  CHECK(gated > 0);
+  // Each job that had the probe (the gate's, the winner's re-check) ran again without it.
+  size_t with = 0, without = 0;
+  for (const RunnerJob& j : gpu.jobs) {
+    bool has = false;
+    for (const ProbeSpec& pr : j.probes) has = has || pr.name == gpu.bad_probe;
+    (has ? with : without) += 1;
+  }
+  CHECK(with >= static_cast<size_t>(gated));
+  CHECK(without >= with);
+  CHECK_FALSE(p.selection().sources.empty());  // a winner was kept
+}
