@@ -5,6 +5,7 @@
 namespace klineage {
 
 std::unique_ptr<Transform> makeExpandMacros();
+std::unique_ptr<Transform> makeGridStrideWhile();
 std::unique_ptr<Transform> makeEarlyReturnGuard();
 std::unique_ptr<Transform> makeSplitBoundsGuard();
 std::unique_ptr<Transform> makeSelectToMinMax();
@@ -14,6 +15,7 @@ const std::vector<const Transform*>& canonicalPasses() {
   static const std::vector<std::unique_ptr<Transform>> owned = [] {
     std::vector<std::unique_ptr<Transform>> v;
     v.push_back(makeExpandMacros());
+    v.push_back(makeGridStrideWhile());
     v.push_back(makeEarlyReturnGuard());
     v.push_back(makeSplitBoundsGuard());
     v.push_back(makeSelectToMinMax());

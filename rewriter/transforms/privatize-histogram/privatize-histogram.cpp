@@ -12,6 +12,7 @@
 // pointer parameter of an integer type shared atomics support (int, unsigned, unsigned long long).
 // The per-block loops walk threadIdx.x, so the block must be 1-D (TransformFacts); grid.x is
 // divided by `coarsen` (default 64): fewer blocks, fewer global atomics.
+// A body that is already one grid-stride loop of the atomic keeps its grid (its launcher sized it).
 // Inverse: the emitted shape back to one global atomic per element (correct only when the grid
 // covers n again: the caller restores the launch).
 #include "rewriter/ast_util.h"
@@ -67,6 +68,24 @@ bool binAddress(const clang::Expr* addr, const clang::ParmVarDecl*& base, const 
   return base && idx && base->getType()->isPointerType();
 }
 
+// The body is one grid-stride loop `for (T i = <index>; i < n; i += <stride>) atomic(P, E);`
+// (braces allowed): g as matchGuardedAtomic fills it, the loop's header as the user wrote it.
+bool matchStridedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, GuardedAtomic& g) {
+  auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
+  if (!body || body->size() != 1) return false;
+  auto* loop = llvm::dyn_cast<clang::ForStmt>(body->body_front());
+  std::string why;
+  if (!loop || !isGridStrideLoop(ctx, loop) || !loopGuard(ctx, loop, g, why)) return false;
+  const clang::Stmt* s = loop->getBody();
+  if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) s = cs->size() == 1 ? cs->body_front() : nullptr;
+  auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(s);
+  if (!call || call->getNumArgs() != 2) return false;
+  g.body = body;
+  g.atomic = call;
+  g.callee = calleeName(call);
+  return true;
+}
+
 class PrivatizeHistogram : public Transform {
  public:
   std::string id() const override { return "privatize-histogram"; }
@@ -78,7 +97,10 @@ class PrivatizeHistogram : public Transform {
     auto& ctx = req.ctx;
     GuardedAtomic g;
     std::string why;
-    if (!matchGuardedAtomic(ctx, req.kernel, g, why)) return TransformResult::no(why);
+    // Either one element per thread (the grid shrinks by `coarsen`), or already a grid-stride loop
+    // whose grid the launcher sized itself (kept as it is).
+    const bool strided = matchStridedAtomic(ctx, req.kernel, g);
+    if (!strided && !matchGuardedAtomic(ctx, req.kernel, g, why)) return TransformResult::no(why);
     if (g.callee != "atomicAdd") return TransformResult::no("the update is " + g.callee + ", only atomicAdd counts are privatized");
     const clang::ParmVarDecl* base = nullptr;
     const clang::Expr* idx = nullptr;
@@ -110,6 +132,7 @@ class PrivatizeHistogram : public Transform {
                        ");\n  __syncthreads();\n  " + each + "\n    if (kl_bins[kl_b] != 0) atomicAdd(&" + b +
                        "[kl_b], kl_bins[kl_b]);\n";
     if (!replaceBody(ctx, req.rewriter, g.body, text)) return TransformResult::no("the rewriter refused the edit");
+    if (strided) return TransformResult::yes(nbs + " bins of " + b + " privatized per block (already a grid-stride loop: the grid is kept)");
     GeometryChange geo;
     geo.grid_x_divisor = static_cast<unsigned>(coarsen);
     return TransformResult::yes(nbs + " bins of " + b + " privatized per block, grid.x / " + std::to_string(coarsen), geo);

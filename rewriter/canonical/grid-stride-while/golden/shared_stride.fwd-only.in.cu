@@ -1,0 +1,12 @@
+// size_t index, `i = i + stride`, and a stride local that another loop also reads (it stays).
+#include <cstddef>
+__global__ void k(float* y, const float* x, size_t n, size_t m)
+{
+    const size_t stride = (size_t)blockDim.x * gridDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    while (i < n) {
+        y[i] = 2.0f * x[i];
+        i = i + stride;
+    }
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += stride) y[n + j] = 0.0f;
+}
