@@ -182,3 +182,23 @@ TEST_CASE("canonical: a template kernel launched through a using-declaration in 
     CHECK(l.block == "kSumThreads");
   }
 }
+
+TEST_CASE("canonical: the transfer suite's gemm_naive with its 32 x 32 block gets tile-sgemm at grid / 2 and a 16 x 16 block", "[canonical]") {
+  // typedef'd element type, size_t indices i / j / p, `i < M && j < N`, alpha * acc + beta * C.
+  Unit u = unitOf("src/sgemm.cu", "gemm_naive");
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.file, "gemm_naive", u.info);
+  StepResult r = forward(u, c.overlay, "gemm_naive", "tile-sgemm", blockOf(32, 32));
+  INFO(r.reason);
+  REQUIRE(r.applied);
+  CHECK(r.geometry.grid_x_divisor == 2);
+  CHECK(r.geometry.grid_y_divisor == 2);
+  CHECK(r.geometry.block_x == 16);
+  CHECK(r.geometry.block_y == 16);
+  // 16 x 16 is the tile's own block: grid / 4, the block kept.
+  StepResult s = forward(u, c.overlay, "gemm_naive", "tile-sgemm", blockOf(16, 16));
+  REQUIRE(s.applied);
+  CHECK(s.geometry.grid_x_divisor == 4);
+  CHECK_FALSE(s.geometry.block_x.has_value());
+  // A 32 x 8 block does not cover whole 64 x 64 tiles with square blocks: refused.
+  CHECK_FALSE(forward(u, c.overlay, "gemm_naive", "tile-sgemm", blockOf(32, 8)).applied);
+}

@@ -23,16 +23,17 @@
 // (A) and 16 consecutive words (B), without conflicts.
 // When it is sound: every output gets the same sum in the same order (k = 0..K-1; zero-filled
 // entries add exact zeros), so results differ from the naive only where the compiler contracts
-// differently into FMAs. It needs a 16 x 16 x 1 block (TransformFacts::shape(); the tile and the
-// thread mapping follow from it) and reports GeometryChange{grid_x_divisor = 4, grid_y_divisor = 4}:
-// the grid (ceil(N / 16), ceil(M / 16)) becomes (ceil(N / 64), ceil(M / 64)); a larger grid only
+// differently into FMAs. The tiled kernel runs 16 x 16 x 1 blocks; the naive one may use a square
+// block of 8, 16 or 32 a side (TransformFacts::shape()), whose grid (ceil(N / S), ceil(M / S))
+// becomes (ceil(N / 64), ceil(M / 64)): GeometryChange{grid_x_divisor = grid_y_divisor = 64 / S,
+// block_x = block_y = 16 when S is not 16}; a larger grid only
 // adds blocks whose loads and stores are all guarded out. Every thread reaches both barriers (no
 // return; the guards only wrap accesses). Facts the caller establishes: one block shape for every
 // launch (uniform-block-size; the launch grid changes) and that C overlaps neither A nor B (the
 // order of reads and writes across threads changes; no-overlap).
 // Param layout = "vec4": each thread owns 4 x 4 consecutive outputs and reads A and B from shared
 // memory as float4 (tiledText). It refuses (with the reason) an unknown block shape or one other
-// than 16 x 16 x 1, a layout other than "strided" or "vec4", a kernel that already uses
+// than square with 8, 16 or 32 a side, a layout other than "strided" or "vec4", a kernel that already uses
 // __shared__ memory or barriers, kl_ names, preprocessor lines in the body, anything written
 // through macros, a body other than the two index declarations and the one guarded
 // dot product and store above (acc += A * B in either factor order or acc = acc + A * B; ++k or
@@ -639,10 +640,15 @@ class TileSgemm : public Transform {
     if (!shape)
       return TransformResult::no("the block shape is unknown (tile-sgemm needs every launch to use " + num(kThreads) +
                                  "x" + num(kThreads) + "x1 threads)");
-    if (!(*shape == Dim3{kThreads, kThreads, 1}))
-      return TransformResult::no("the block is " + shapeText(*shape) + "; tile-sgemm needs " + num(kThreads) + "x" +
-                                 num(kThreads) + "x1 (its " + num(kTile) + " x " + num(kTile) + " tile and " +
-                                 num(kMicro) + " x " + num(kMicro) + " outputs per thread assume it)");
+    // A square block of 8, 16 or 32 threads a side covers a whole number of blocks per 64 x 64
+    // tile: the grid shrinks by 64 / side and the launch gets the 16 x 16 block the tile needs.
+    const long long side = shape->x;
+    if (!(shape->y == side && shape->z == 1 && (side == 8 || side == kThreads || side == 32)))
+      return TransformResult::no("the block is " + shapeText(*shape) + "; tile-sgemm needs a square block of 8, " +
+                                 num(kThreads) + " or 32 threads a side (its " + num(kTile) + " x " + num(kTile) +
+                                 " tile, " + num(kThreads) + " x " + num(kThreads) + " threads with " + num(kMicro) +
+                                 " x " + num(kMicro) + " outputs each, covers whole blocks of the naive grid)");
+    const unsigned per_tile = static_cast<unsigned>(kTile / side);
 
     std::string why;
     auto bt = bodyText(src, body, &why);
@@ -667,13 +673,16 @@ class TileSgemm : public Transform {
     if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, tiledText(g, bt->layout, *vec4)))
       return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;
-    geo.grid_x_divisor = kMicro;
-    geo.grid_y_divisor = kMicro;
+    geo.grid_x_divisor = per_tile;
+    geo.grid_y_divisor = per_tile;
+    if (side != kThreads) geo.block_x = geo.block_y = kThreads;
     return TransformResult::yes("tiled GEMM: " + num(kTile) + " x " + num(kTile) + " of " + pc->getNameAsString() +
                                     " per " + num(kThreads) + " x " + num(kThreads) + " block, " + num(kMicro) + " x " +
                                     num(kMicro) + (*vec4 ? " consecutive per thread (float4 shared reads)" : " per thread") +
-                                    ", " + g.k + " in steps of " + num(kDepth) +
-                                    " (grid / " + num(kMicro) + " in x and y)",
+                                    ", " + g.k + " in steps of " + num(kDepth) + " (grid / " + num(per_tile) +
+                                    " in x and y" + (side != kThreads ? ", block " + num(side) + "x" + num(side) + " -> " +
+                                                                              num(kThreads) + "x" + num(kThreads)
+                                                                        : std::string()) + ")",
                                 geo);
   }
 

@@ -1,4 +1,4 @@
-// golden: refuses="the block is 32x8x1; tile-sgemm needs 16x16x1"
+// golden: refuses="the block is 32x8x1; tile-sgemm needs a square block"
 // golden: block=32x8
 __global__ void k(int M, int N, int K, const float* A, const float* B, float* C) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,0 +1,149 @@
+// How far the family skills reach on the frozen transfer suite (examples/transfer) without a GPU:
+// every kernel is brought to the normal form and every family transform's forward is tried with the
+// block its launcher uses in src/check.cu (what capture would record). Round 1 of the planner tries
+// the same single steps; the gate then decides on a GPU (tests/gpu/transfer_reach.sh).
+//
+// Generic skills (restrict-pointers, launch-bounds, block-size, ...) apply nearly everywhere and say
+// nothing about whether a kernel's *family* is recognized, so only family transforms count here.
+// The table printed (KLINEAGE_REACH_PRINT=1) is what the "round 1 reach" quotes.
+#include <catch2/catch.hpp>
+
+#include "support/toolchain.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "core/fs.h"
+#include "core/manifest.h"
+#include "rewriter/apply.h"
+#include "rewriter/canonical/canonical.h"
+#include "rewriter/extract.h"
+#include "rewriter/transform.h"
+
+using namespace klineage;
+
+namespace {
+
+const std::string kTransfer = std::string(KLINEAGE_SOURCE_DIR) + "/examples/transfer";
+
+// The transforms that make a family's optimization (not hints any kernel takes).
+const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
+    {"reduction", {"tree-reduce-shuffle", "block-reduce-atomic", "block-reduce-cas"}},
+    {"rows", {"warp-per-row", "row-registers"}},
+    {"2-D", {"tile-transpose", "tile-sgemm"}},
+    {"elementwise", {"grid-stride-loop", "vectorize-access"}},
+    {"histogram", {"privatize-histogram"}},
+};
+
+struct Kernel {
+  const char* family;  // the family a skill exists for, or "" when none does yet
+  const char* file;    // where the kernel is defined, relative to examples/transfer
+  const char* unit;    // the target source that includes it (header kernels), else ""
+  const char* name;
+  long long bx, by;    // the block src/check.cu's launch uses
+};
+
+// Every kernel of examples/transfer/README.md's table, with the block its launcher passes.
+const Kernel kKernels[] = {
+    {"reduction", "src/reduce.cu", "", "block_reduce_sum", 256, 1},
+    {"reduction", "src/reduce.cu", "", "dot_kernel", 256, 1},
+    {"reduction", "src/max_int.cu", "", "reduce_max_int", 256, 1},
+    {"reduction", "src/min_float.cu", "", "min_partial_kernel", 512, 1},
+    {"reduction", "src/min_float.cu", "", "min_final_kernel", 512, 1},
+    {"reduction", "include/transfer/detail/reduce_generic.cuh", "src/ops.cu", "sum_kernel", 256, 1},
+    {"", "src/scan.cu", "", "scan_segments_hs", 1024, 1},
+    {"rows", "src/rows.cu", "", "softmax_forward_kernel", 128, 1},
+    {"rows", "src/rows.cu", "", "layernorm_forward_kernel", 128, 1},
+    {"rows", "src/argmax.cu", "", "row_max_argmax", 128, 1},
+    {"", "src/colsum.cu", "", "column_sums", 128, 1},
+    {"2-D", "src/transpose.cu", "", "transpose_naive_kernel", 32, 8},
+    {"", "src/stencil.cu", "", "laplacian5", 16, 16},
+    {"", "src/blur.cu", "", "box_blur_kernel", 16, 16},
+    {"2-D", "src/sgemm.cu", "", "gemm_naive", 32, 32},
+    {"2-D", "src/linear.cu", "", "linear_forward_nt", 16, 16},
+    {"elementwise", "include/transfer/detail/activations.cuh", "src/ops.cu", "gelu_tanh_kernel", 256, 1},
+    {"elementwise", "src/elementwise.cu", "", "axpy_kernel", 512, 1},
+    {"elementwise", "include/transfer/detail/activations.cuh", "src/ops.cu", "relu_inplace_kernel", 256, 1},
+    {"elementwise", "src/epilogue.cu", "", "bias_residual_add_kernel", 256, 1},
+    {"elementwise", "src/elementwise.cu", "", "scale_clip_kernel", 256, 1},
+    {"elementwise", "src/vecadd.cu", "", "vecAdd", 1024, 1},
+    {"rows", "src/gemv.cu", "", "gemv_row_kernel", 256, 1},
+    {"", "src/conv1d.cu", "", "conv1d_const_kernel", 256, 1},
+    {"", "src/conv1d.cu", "", "conv1d_kernel", 128, 1},
+    {"histogram", "src/histogram.cu", "", "histo_kernel", 256, 1},
+    {"elementwise", "src/gather.cu", "", "gather_kernel", 256, 1},
+};
+
+struct Reach {
+  std::vector<std::string> applied;  // "transform" for each family transform whose forward applied
+  std::vector<std::string> refused;  // "transform: why" for the others
+};
+
+Reach reachOf(const Kernel& k) {
+  const std::string file = kTransfer + "/" + k.file;
+  const std::string unit = *k.unit ? kTransfer + "/" + k.unit : file;
+  Overlay overlay{{unit, readFile(unit)}};
+  if (file != unit) overlay[file] = readFile(file);
+  ArgsByFile args{{unit, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{unit, args.at(unit)}}, overlay);
+  const KernelInfo* info = m.find(k.name);
+  REQUIRE(info != nullptr);
+  CanonicalForm c = canonicalize(overlay, args, file, k.name, *info, file != unit ? unit : "");
+  TransformFacts facts;
+  facts.block = Dim3{k.bx, k.by, 1};
+  facts.block_size = k.bx * k.by;
+  Reach r;
+  std::set<std::string> tried;
+  for (const auto& [family, ids] : kFamilyTransforms)
+    for (const std::string& id : ids) {
+      if (!tried.insert(id).second) continue;
+      const Transform* t = findTransform(id);
+      REQUIRE(t != nullptr);
+      StepResult s = applyStep(c.overlay, args, file, k.name, *t, Direction::Forward, {}, facts,
+                               file != unit ? unit : "");
+      if (s.applied)
+        r.applied.push_back(id);
+      else
+        r.refused.push_back(id + ": " + s.reason);
+    }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("transfer reach: the family skills apply to >= 90% of the frozen suite's kernels of a family they cover", "[canonical][reach]") {
+  const bool print = std::getenv("KLINEAGE_REACH_PRINT") != nullptr;
+  int covered = 0, reached = 0, uncovered_reached = 0;
+  std::vector<std::string> missed;
+  for (const Kernel& k : kKernels) {
+    Reach r = reachOf(k);
+    const bool has_family = *k.family != '\0';
+    covered += has_family;
+    if (!r.applied.empty()) (has_family ? reached : uncovered_reached) += 1;
+    std::string line = std::string(k.name) + " [" + (has_family ? k.family : "no family skill") + "]: ";
+    if (!r.applied.empty()) {
+      for (const std::string& a : r.applied) line += a + " ";
+    } else {
+      line += "none";
+      if (has_family) missed.push_back(k.name);
+      // The family's own transforms say most about why.
+      if (has_family)
+        for (const std::string& why : r.refused)
+          for (const std::string& id : kFamilyTransforms.at(k.family))
+            if (why.rfind(id + ":", 0) == 0) line += "\n    " + why.substr(0, 220);
+    }
+    if (print) std::cout << line << "\n";
+  }
+  if (print)
+    std::cout << "transfer-reach (no GPU, round 1): " << reached << " of " << covered
+              << " kernels of a covered family got a family variant; " << uncovered_reached
+              << " of " << (std::size(kKernels) - covered) << " without a family skill did\n";
+  INFO("missed: " << [&] {
+    std::string s;
+    for (const auto& m : missed) s += m + " ";
+    return s;
+  }());
+  CHECK(reached * 10 >= covered * 9);
+}
