@@ -10,13 +10,16 @@
 // is rescanned by the compiler as the original was, so a macro inside an argument or the definition
 // expands as before; the next round of the pass expands it here). One space separates the expansion
 // from a neighbouring token it could merge with. Top-level expansions of one step never overlap.
-// Left as written (not expanded): macros defined in system headers (INFINITY, FLT_MAX, INT_MIN:
+// NULL converted to a pointer becomes nullptr (the system header's NULL is GCC's __null).
+// Left as written (not expanded): other macros defined in system headers (INFINITY, FLT_MAX, INT_MIN:
 // values the transforms read on the AST), on the command line (-DTILE=16: the flags stay the
 // variant's) or built in (__LINE__), and macros whose definition uses # or ## or is variadic; a
 // call whose arguments cannot be split (a macro call spanning a directive).
 // Refuses when the body uses no project macro it can expand, naming the first it cannot.
 #include <map>
 #include <memory>
+
+#include <set>
 
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Lex/Lexer.h>
@@ -49,6 +52,14 @@ struct MacroLocs : clang::RecursiveASTVisitor<MacroLocs> {
   }
   bool VisitTypeLoc(clang::TypeLoc tl) {
     add(tl.getBeginLoc());
+    return true;
+  }
+  // `NULL` (GCC's `__null`) converted to a pointer: where it can be written `nullptr`.
+  std::vector<clang::SourceLocation> null_pointers;
+  bool VisitImplicitCastExpr(clang::ImplicitCastExpr* e) {
+    if (e->getCastKind() == clang::CK_NullToPointer && llvm::isa<clang::GNUNullExpr>(e->getSubExpr()->IgnoreParens()) &&
+        e->getSubExpr()->IgnoreParens()->getBeginLoc().isMacroID())
+      null_pointers.push_back(e->getSubExpr()->IgnoreParens()->getBeginLoc());
     return true;
   }
 };
@@ -93,6 +104,12 @@ class ExpandMacros : public Transform {
       auto [it, fresh] = calls.emplace(a, e);
       if (!fresh && e > it->second) it->second = e;
     }
+    // Offsets of `NULL` uses that are null pointer constants in a pointer context.
+    std::set<unsigned> null_at;
+    for (clang::SourceLocation l : v.null_pointers) {
+      clang::CharSourceRange r = sm.getExpansionRange(l);
+      if (src.inFile(r.getBegin())) null_at.insert(src.off(r.getBegin()));
+    }
     std::string skipped;
     unsigned expanded = 0;
     std::string names;
@@ -101,6 +118,9 @@ class ExpandMacros : public Transform {
       if (a < last_end) continue;  // inside a call already taken
       std::string why;
       std::string text = expansion(pp, sm, lo, src, a, e, &why);
+      // The system header's NULL is `__null`, a GCC extension: where the AST converts it to a
+      // pointer it is exactly C++'s null pointer literal.
+      if (text.empty() && null_at.count(a) && calledName(src, a, e) == "NULL" && e - a == 4) text = "nullptr";
       if (text.empty()) {
         if (skipped.empty() && !why.empty()) skipped = why;
         continue;
