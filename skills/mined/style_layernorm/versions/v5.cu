@@ -1,0 +1,54 @@
+// A layer norm with one warp per row through cooperative groups: the warp a thread_block_tile<32>,
+// its sums reduced with cg::reduce, the mean and the reciprocal deviation written out as well.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+// The warp's 32 values combined through shared memory (KLineage's de-shuffled form of a
+// warp reduction: every lane gets the result).
+template <typename T>
+__device__ __forceinline__ T kl_warp_tree_sum(T v) {
+  __shared__ T kl_red[1024];
+  const unsigned kl_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned kl_lane = kl_t % 32u;
+  kl_red[kl_t] = v;
+  __syncwarp();
+  for (unsigned kl_o = 16; kl_o > 0; kl_o >>= 1) {
+    if (kl_lane < kl_o) kl_red[kl_t] = kl_red[kl_t] + kl_red[kl_t + kl_o];
+    __syncwarp();
+  }
+  v = kl_red[kl_t - kl_lane];
+  __syncwarp();
+  return v;
+}
+
+__global__ void style_layernorm(float* out, float* mean, float* rstd,
+                                const float* inp, const float* weight,
+                                const float* bias, int N, int C) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  const int idx = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+  if (idx >= N) return;
+  const float* x = inp + (size_t)idx * C;
+  float sum = 0.0f;
+  for (int i = warp.thread_rank(); i < C; i += warp.size()) sum += x[i];
+  sum = kl_warp_tree_sum(sum);
+  const float m = sum / C;
+  if (warp.thread_rank() == 0) mean[idx] = m;
+  sum = 0.0f;
+  for (int i = warp.thread_rank(); i < C; i += warp.size()) {
+    const float diff = x[i] - m;
+    sum += diff * diff;
+  }
+  sum = kl_warp_tree_sum(sum);
+  const float s = rsqrtf(sum / C + 1e-5f);
+  if (warp.thread_rank() == 0) rstd[idx] = s;
+  float* o = out + (size_t)idx * C;
+  for (int c = warp.thread_rank(); c < C; c += warp.size()) o[c] = s * (__ldcs(x + c) - m) * weight[c] + bias[c];
+}
+
+void styleLayernorm(float* out, float* mean, float* rstd, const float* inp, const float* w, const float* b, int N, int C) {
+  const int block_size = 256;
+  const int grid_size = (N * 32 + block_size - 1) / block_size;
+  style_layernorm<<<grid_size, block_size>>>(out, mean, rstd, inp, w, b, N, C);
+}
