@@ -18,6 +18,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Why the oracle at `cubin` did not compile, remembered with the key of what it was compiled from
+// (`<cubin>.failed`: the key, a newline, the reason); "" when there is no such record for `key`.
+std::string failedCompile(const std::string& cubin, const std::string& key) {
+  std::error_code ec;
+  const std::string path = cubin + ".failed";
+  if (!fs::exists(path, ec)) return "";
+  const std::string text = readFile(path);
+  const size_t nl = text.find('\n');
+  if (nl == std::string::npos || text.compare(0, nl, key) != 0) return "";
+  return text.substr(nl + 1);
+}
+
 // The first line of a compiler log that says "error", else its first line.
 std::string firstError(const std::string& log) {
   std::string first;
@@ -87,6 +99,12 @@ void prepareOracles(Pipeline& p, Plans& plans) {
         ++unchanged;
         continue;
       }
+      // A promoted kernel that did not compile with the same inputs does not compile now either.
+      if (std::string failed = failedCompile(cubin, key); !failed.empty()) {
+        plan.oracle_none = failed;
+        ++unchanged;
+        continue;
+      }
     }
     reqs.push_back(std::move(req));
     req_plan.push_back(&plan);
@@ -98,11 +116,14 @@ void prepareOracles(Pipeline& p, Plans& plans) {
   const std::vector<CompileResult> res = compileAll(p.compiler, reqs, p.jobs);
   for (size_t i = 0; i < reqs.size(); ++i) {
     KernelPlan& plan = *req_plan[i];
+    std::error_code ec;
     if (res[i].ok) {
       plan.oracle_cubin = reqs[i].cubin;
       if (stamps) writeStamp(reqs[i].cubin, keys[i]);
+      fs::remove(reqs[i].cubin + ".failed", ec);
     } else {
       plan.oracle_none = "the promoted kernel does not compile: " + firstError(res[i].log);
+      if (stamps) atomicWrite(reqs[i].cubin + ".failed", keys[i] + "\n" + plan.oracle_none);
     }
   }
   for (KernelPlan& plan : plans.kernels) {

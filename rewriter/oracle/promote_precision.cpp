@@ -1051,6 +1051,26 @@ class Promotion {
       auto s = span(clang::SourceRange(dre->getNameInfo().getLoc(), dre->getNameInfo().getLoc()));
       if (!s) return Refusal{"calls " + name + " " + throughMacro(dre->getNameInfo().getLoc()) + at(call)};
       replace(s->first, s->second, pc.to);
+      // An argument that stays float (a literal inside a macro: `fmaxf(v, -FP16_MAX)`) next to a
+      // promoted one would make a mixed (double, float) call, which picks the C++ library's
+      // host-only template `fmax<T, U>` over CUDA's fmax(double, double): it is converted where
+      // it is passed, exactly (float to double).
+      auto asPassed = [](const clang::Expr* a) {  // the argument before its conversion to the parameter
+        a = a->IgnoreParens();
+        while (const auto* ic = llvm::dyn_cast<clang::ImplicitCastExpr>(a)) {
+          if (ic->getCastKind() == clang::CK_LValueToRValue) break;
+          a = ic->getSubExpr()->IgnoreParens();
+        }
+        return a;
+      };
+      bool promoted_arg = false;
+      for (const clang::Expr* a : call->arguments()) promoted_arg = promoted_arg || doubleAfter(asPassed(a));
+      if (pc.plan == CallPlan::Rename && promoted_arg && call->getNumArgs() > 1)
+        for (const clang::Expr* a : call->arguments()) {
+          const clang::Expr* w = asPassed(a);
+          if (!isFloat(w->getType()) || doubleAfter(w)) continue;
+          if (auto as = span(w->getSourceRange())) wraps_.insert(*as);
+        }
       if (pc.plan == CallPlan::Helper) {
         clang::IdentifierInfo& id = ctx_.Idents.get(pc.to);
         if (!ctx_.getTranslationUnitDecl()->lookup(clang::DeclarationName(&id)).empty())

@@ -700,3 +700,51 @@ TEST_CASE("result cache: a run prunes cache/results to kResultCacheMaxEntries, n
   CHECK(left.count("earlier0.json") == 1);
   CHECK(run.status.saw("klineage: result cache: removed the " + std::to_string(own.size()) + " least recently used"));
 }
+
+TEST_CASE("result cache: an oracle that did not compile is not compiled again until what it is made from changes",
+          "[pipeline][cache]") {
+  Project p(6);
+  useOwnSkills(p);
+  TextCompiler cc;
+  cc.fails_on = "double";  // only the promoted kernels (the oracles) hold it
+  CountingRunner gpu;
+  std::string toml = readFile(p.root / "klineage.toml");
+  for (size_t at = toml.find("check = "); at != std::string::npos; at = toml.find("check = "))
+    toml.erase(at, toml.find('\n', at) - at);
+  p.write("klineage.toml", toml);
+  auto oracleCompiled = [&](size_t from, const std::string& kernel) {
+    return std::count_if(cc.compiled.begin() + static_cast<long>(from), cc.compiled.end(), [&](const std::string& src) {
+      return src.find("/oracle/" + kernel + "/") != std::string::npos;
+    });
+  };
+  auto noteOf = [&](const std::string& kernel) {
+    const nlohmann::json rep = p.report();
+    for (const auto& k : rep["kernels"])
+      if (k["kernel"] == kernel)
+        for (const auto& n : k["notes"])
+          if (n.get<std::string>().rfind("no oracle", 0) == 0) return n.get<std::string>();
+    return std::string();
+  };
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  REQUIRE(oracleCompiled(0, "saxpy") == 1);
+  const std::string first = noteOf("saxpy");
+  CHECK_THAT(first, Catch::Contains("the promoted kernel does not compile: error: double"));
+  // relu edited: relu's oracle is tried again, saxpy's failure is remembered with its reason
+  size_t from = cc.compiled.size();
+  std::string text = readFile(p.root / "src/relu.cu");
+  text.replace(text.find("in[i] > 0.0f"), 12, "0.0f < in[i]");
+  atomicWrite(p.root / "src/relu.cu", text);
+  Run again = optimize(p, gpu, cc);
+  REQUIRE(again.rc == 0);
+  CHECK(oracleCompiled(from, "saxpy") == 0);
+  CHECK(oracleCompiled(from, "relu") == 1);
+  CHECK(again.status.saw("compiling 1 oracle(s) (the originals promoted to double); 1 unchanged since the last run"));
+  CHECK(noteOf("saxpy") == first);
+  // the compiler fixed (a header both include changes the key): compiled again, and it is the oracle now
+  cc.fails_on.clear();
+  from = cc.compiled.size();
+  appendTo(p, "include/kernels.h", "\n// edited\n");
+  REQUIRE(optimize(p, gpu, cc).rc == 0);
+  CHECK(oracleCompiled(from, "saxpy") == 1);
+  CHECK(noteOf("saxpy").empty());
+}
