@@ -70,8 +70,7 @@ class GateTask {
   }
 
   void finished(const RunnerResult& res) {
-    if (shape_ == 0 && res.outcome == Outcome::RuntimeFailed && !res.original_failed_probe.empty() && dropProbe(res))
-      return;  // the same trial again, without the shape the original itself cannot run
+    if (shape_ == 0 && dropProbe(res)) return;  // the same trial again, without the shape the original itself cannot run
     if (shape_ == 0) {
       trial_report_ = r_;
       recordRun(trial_report_, res);

@@ -1055,22 +1055,23 @@ class Promotion {
       // promoted one would make a mixed (double, float) call, which picks the C++ library's
       // host-only template `fmax<T, U>` over CUDA's fmax(double, double): it is converted where
       // it is passed, exactly (float to double).
-      auto asPassed = [](const clang::Expr* a) {  // the argument before its conversion to the parameter
-        a = a->IgnoreParens();
-        while (const auto* ic = llvm::dyn_cast<clang::ImplicitCastExpr>(a)) {
-          if (ic->getCastKind() == clang::CK_LValueToRValue) break;
-          a = ic->getSubExpr()->IgnoreParens();
-        }
-        return a;
-      };
-      bool promoted_arg = false;
-      for (const clang::Expr* a : call->arguments()) promoted_arg = promoted_arg || doubleAfter(asPassed(a));
-      if (pc.plan == CallPlan::Rename && promoted_arg && call->getNumArgs() > 1)
+      if (pc.plan == CallPlan::Rename && call->getNumArgs() > 1) {
+        auto asPassed = [](const clang::Expr* a) {  // the argument before its conversion to the parameter
+          a = a->IgnoreParens();
+          while (const auto* ic = llvm::dyn_cast<clang::ImplicitCastExpr>(a)) {
+            if (ic->getCastKind() == clang::CK_LValueToRValue) break;
+            a = ic->getSubExpr()->IgnoreParens();
+          }
+          return a;
+        };
+        const bool promoted_arg = std::any_of(call->arg_begin(), call->arg_end(),
+                                              [&](const clang::Expr* a) { return doubleAfter(asPassed(a)); });
         for (const clang::Expr* a : call->arguments()) {
           const clang::Expr* w = asPassed(a);
-          if (!isFloat(w->getType()) || doubleAfter(w)) continue;
+          if (!promoted_arg || !isFloat(w->getType()) || doubleAfter(w)) continue;
           if (auto as = span(w->getSourceRange())) wraps_.insert(*as);
         }
+      }
       if (pc.plan == CallPlan::Helper) {
         clang::IdentifierInfo& id = ctx_.Idents.get(pc.to);
         if (!ctx_.getTranslationUnitDecl()->lookup(clang::DeclarationName(&id)).empty())

@@ -18,7 +18,6 @@
 // Refuses when the body uses no project macro it can expand, naming the first it cannot.
 #include <map>
 #include <memory>
-
 #include <set>
 
 #include <clang/AST/RecursiveASTVisitor.h>

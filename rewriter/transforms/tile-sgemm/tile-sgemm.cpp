@@ -638,8 +638,8 @@ class TileSgemm : public Transform {
     // The block: 16 x 16 x 1 threads (the tile and the thread mapping follow from it).
     std::optional<Dim3> shape = req.facts.shape();
     if (!shape)
-      return TransformResult::no("the block shape is unknown (tile-sgemm needs every launch to use " + num(kThreads) +
-                                 "x" + num(kThreads) + "x1 threads)");
+      return TransformResult::no("the block shape is unknown (tile-sgemm needs every launch to use one square block "
+                                 "of 8, " + num(kThreads) + " or 32 threads a side)");
     // A square block of 8, 16 or 32 threads a side covers a whole number of blocks per 64 x 64
     // tile: the grid shrinks by 64 / side and the launch gets the 16 x 16 block the tile needs.
     const long long side = shape->x;
