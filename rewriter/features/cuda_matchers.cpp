@@ -30,6 +30,22 @@ const clang::Expr* stripIndexCasts(const clang::Expr* e) {
   return e;
 }
 
+bool isIntLiteral(const clang::Expr* e, uint64_t v) {
+  auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
+  return il && il->getValue() == v;
+}
+
+bool isSyncthreads(const clang::Stmt* s) {
+  auto* c = llvm::dyn_cast_or_null<clang::CallExpr>(s);
+  auto* f = c ? c->getDirectCallee() : nullptr;
+  return f && f->getName() == "__syncthreads" && c->getNumArgs() == 0;
+}
+
+const clang::VarDecl* varOf(const clang::Expr* e) {
+  auto* d = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e ? stripIndexCasts(e) : nullptr);
+  return d ? llvm::dyn_cast<clang::VarDecl>(d->getDecl()) : nullptr;
+}
+
 bool isBuiltinMember(const clang::Expr* e, const char* var, const char* field) {
   if (!e) return false;
   e = e->IgnoreParenImpCasts();

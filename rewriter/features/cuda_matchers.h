@@ -32,6 +32,13 @@ const clang::Expr* stripIndexCasts(const clang::Expr* e);
 // represents it (a property reference behind a PseudoObjectExpr).
 bool isBuiltinMember(const clang::Expr* e, const char* var, const char* field);
 
+// Small shape tests the shared-memory transforms share: an integer literal of value v (through
+// parentheses and implicit casts), a `__syncthreads()` call statement, and the variable an
+// expression names (through stripIndexCasts; null when it names none).
+bool isIntLiteral(const clang::Expr* e, uint64_t v);
+bool isSyncthreads(const clang::Stmt* s);
+const clang::VarDecl* varOf(const clang::Expr* e);
+
 // e (through stripIndexCasts) matches inner.
 AST_MATCHER_P(clang::Expr, ignoringIndexCasts, Matcher<clang::Expr>, inner) {
   const clang::Expr* e = stripIndexCasts(&Node);

@@ -28,6 +28,7 @@
   X(CacheHints) \
   X(WarpReduceShuffle) \
   X(VectorCastAccess) \
+  X(BlockScanShuffle) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -35,6 +35,7 @@ const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
     {"2-D", {"tile-transpose", "tile-sgemm"}},
     {"elementwise", {"grid-stride-loop", "vectorize-access"}},
     {"histogram", {"privatize-histogram"}},
+    {"scan", {"block-scan-shuffle"}},
 };
 
 struct Kernel {
@@ -53,7 +54,7 @@ const Kernel kKernels[] = {
     {"reduction", "src/min_float.cu", "", "min_partial_kernel", 512, 1},
     {"reduction", "src/min_float.cu", "", "min_final_kernel", 512, 1},
     {"reduction", "include/transfer/detail/reduce_generic.cuh", "src/ops.cu", "sum_kernel", 256, 1},
-    {"", "src/scan.cu", "", "scan_segments_hs", 1024, 1},
+    {"scan", "src/scan.cu", "", "scan_segments_hs", 1024, 1},
     {"rows", "src/rows.cu", "", "softmax_forward_kernel", 128, 1},
     {"rows", "src/rows.cu", "", "layernorm_forward_kernel", 128, 1},
     {"rows", "src/argmax.cu", "", "row_max_argmax", 128, 1},

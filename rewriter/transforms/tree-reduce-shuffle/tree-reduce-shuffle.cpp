@@ -39,23 +39,11 @@ namespace klineage {
 namespace {
 
 using cuda::isBuiltinMember;
+using cuda::isSyncthreads;
 using cuda::stripIndexCasts;
+using cuda::varOf;
 
-bool isLiteral(const clang::Expr* e, uint64_t v) {
-  auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
-  return il && il->getValue() == v;
-}
-
-bool isSyncthreads(const clang::Stmt* s) {
-  auto* c = llvm::dyn_cast_or_null<clang::CallExpr>(s);
-  auto* f = c ? c->getDirectCallee() : nullptr;
-  return f && f->getName() == "__syncthreads" && c->getNumArgs() == 0;
-}
-
-const clang::VarDecl* varOf(const clang::Expr* e) {
-  auto* d = llvm::dyn_cast<clang::DeclRefExpr>(stripIndexCasts(e));
-  return d ? llvm::dyn_cast<clang::VarDecl>(d->getDecl()) : nullptr;
-}
+bool isLiteral(const clang::Expr* e, uint64_t v) { return cuda::isIntLiteral(e, v); }
 
 bool isBlockDimX(const clang::Expr* e) { return isBuiltinMember(stripIndexCasts(e), "blockDim", "x"); }
 

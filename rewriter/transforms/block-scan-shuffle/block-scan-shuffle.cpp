@@ -1,0 +1,577 @@
+// block-scan-shuffle: a block's Hillis-Steele inclusive scan in shared memory becomes warp shuffles.
+//   SH[U + tid] = E;                                 T kl_v = E;  // the block's inclusive scan: ...
+//   __syncthreads();                                 {  each warp scans its 32 values with __shfl_up_sync,
+//   for (int off = 1; off < L; off *= 2) {     ->       the warps' totals go through kl_warp[32], warp 0
+//     ... SH[.. + tid] += SH[.. + tid - off] ...        scans them, every warp adds the ones before it
+//     __syncthreads();                               }
+//   }                                                ... SH[W + tid] after the loop reads kl_v ...
+//   ... = SH[W + tid];
+// Why it pays: Hillis-Steele takes log2(block) steps, each one or two barriers and a shared-memory
+// round trip for every thread (a 1024-thread block: 10 steps, 10 to 20 barriers). A shuffle scan
+// keeps each warp's scan in registers (5 shuffles, no barrier) and needs two barriers per block.
+// Recognized steps (off any integer variable from 1, doubled by `*= 2`, `<<= 1`, `off = off * 2`,
+// `+= off`; L anything without tid or off): the double buffer of the textbook (GPU Gems' pout/pin:
+// `if (tid >= off) SH[P + tid] = SH[Q + tid] + SH[Q + tid - off]; else SH[P + tid] = SH[Q + tid];
+// __syncthreads();`, P and Q different block-uniform offsets, any integer bookkeeping before) and
+// the single buffer with a temporary (`T t = tid >= off ? SH[tid - off] : 0;` or `T t = 0; if (tid >=
+// off) t = SH[tid - off];`, `__syncthreads(); SH[tid] += t; __syncthreads();`, the update may be
+// guarded by `tid >= off` too). tid is threadIdx.x or a local initialized from it and never written.
+// When it is sound: every thread reaches the load, the barrier and the loop (statements of the
+// kernel's body); the block is 1-D with a multiple of 32 threads up to 1024 (TransformFacts::shape();
+// the skill requires uniform-block-size: full warps for the full shuffle mask); after the loop the
+// kernel only reads SH at its own thread's slot (`SH[W + tid]`), which becomes the scanned value, and
+// the loop's bookkeeping variables only inside those reads. The scan the rewrite computes covers the
+// block's threads: a loop bound L other than the block size, or a double buffer whose roles do not
+// alternate, computes something else, which the gate's comparison with the original rejects. A
+// floating-point sum is reassociated (the gate's numerics judge it); integer scans are exact.
+// Inverse: recognizes exactly the text forward writes (rebuilt from its parts and compared) and
+// writes the single-buffer Hillis-Steele scan over a `__shared__ T kl_scan[block]` of its own; the
+// later reads of kl_v read kl_scan[tid] again.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include "rewriter/ast_util.h"
+#include "rewriter/features/cuda_matchers.h"
+#include "rewriter/features/intrinsics.h"
+#include "rewriter/source_buffer.h"
+#include "rewriter/transform.h"
+
+namespace klineage {
+namespace {
+
+using cuda::isBuiltinMember;
+using cuda::isIntLiteral;
+using cuda::isSyncthreads;
+using cuda::stripIndexCasts;
+using cuda::varOf;
+
+// Names the rewrite introduces; a kernel that declares one outside the scan it replaces is refused.
+const char* const kNames[] = {"kl_v", "kl_o", "kl_t", "kl_w", "kl_warp", "kl_off"};
+const char* const kScanArray = "kl_scan";  // the inverse's array, removed again by forward
+
+bool fail(std::string& why, const std::string& w) {
+  if (why.empty()) why = w;
+  return false;
+}
+
+bool isZero(const clang::Expr* e) {
+  e = e->IgnoreParenCasts();
+  if (auto* i = llvm::dyn_cast<clang::IntegerLiteral>(e)) return i->getValue() == 0;
+  if (auto* f = llvm::dyn_cast<clang::FloatingLiteral>(e)) return f->getValue().isZero();
+  return false;
+}
+
+const clang::Stmt* single(const clang::Stmt* s) {
+  if (auto* cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(s); cs && cs->size() == 1) return cs->body_front();
+  return s;
+}
+
+// A subscript of SH as `rest + tid` or `rest + tid - off` (terms in any order); rest, the other
+// terms' squeezed text, tells the buffers of a double buffer apart.
+struct Index {
+  std::string rest;
+  bool minus_off = false;
+  std::string tid;  // tid as written: threadIdx.x or the local's name
+};
+
+struct Mentions : clang::RecursiveASTVisitor<Mentions> {
+  const clang::VarDecl* a = nullptr;
+  const clang::VarDecl* b = nullptr;
+  bool thread_idx = false, found = false;
+  bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+    if (d->getDecl() == a || d->getDecl() == b || (thread_idx && d->getDecl()->getName() == "threadIdx")) found = true;
+    return !found;
+  }
+};
+
+class ScanMatcher {
+ public:
+  ScanMatcher(clang::ASTContext& ctx, const clang::CompoundStmt* body) : ctx_(ctx), body_(body) {}
+
+  // tid: threadIdx.x, or a local initialized from it that the kernel never writes.
+  bool isTid(const clang::Expr* e, std::string* text = nullptr) const {
+    const clang::Expr* x = stripIndexCasts(e);
+    if (isBuiltinMember(x, "threadIdx", "x")) {
+      if (text) *text = "threadIdx.x";
+      return true;
+    }
+    const clang::VarDecl* v = varOf(x);
+    if (!v || !v->isLocalVarDecl() || !v->getInit() || !v->getType()->isIntegerType()) return false;
+    if (!isBuiltinMember(stripIndexCasts(v->getInit()), "threadIdx", "x")) return false;
+    if (!onlyReads(ctx_, body_, v)) return false;
+    if (text) *text = v->getNameAsString();
+    tid_var_ = v;
+    return true;
+  }
+
+  std::optional<Index> index(const clang::Expr* e, const clang::VarDecl* off) const {
+    std::vector<std::pair<bool, const clang::Expr*>> ts;
+    terms(e, false, ts);
+    int ntid = 0;
+    Index ix;
+    std::vector<std::string> rest;
+    for (auto [neg, t] : ts) {
+      if (isTid(t, &ix.tid)) {
+        if (neg) return std::nullopt;
+        ++ntid;
+        continue;
+      }
+      if (off && varOf(t) == off) {
+        if (!neg || ix.minus_off) return std::nullopt;
+        ix.minus_off = true;
+        continue;
+      }
+      Mentions m;
+      m.a = off;
+      m.b = tid_var_;
+      m.thread_idx = true;
+      m.TraverseStmt(const_cast<clang::Expr*>(t));
+      if (m.found) return std::nullopt;
+      rest.push_back((neg ? "-" : "+") + squeeze(sourceText(ctx_, t->getSourceRange())));
+    }
+    if (ntid != 1) return std::nullopt;
+    std::sort(rest.begin(), rest.end());
+    for (const auto& r : rest) ix.rest += r;
+    return ix;
+  }
+
+  // SH[index] (SH set on first use).
+  std::optional<Index> access(const clang::Expr* e, const clang::VarDecl*& sh, const clang::VarDecl* off) const {
+    auto* a = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+    if (!a) return std::nullopt;
+    const clang::VarDecl* base = varOf(a->getBase());
+    if (!base || (sh && base != sh)) return std::nullopt;
+    auto ix = index(a->getIdx(), off);
+    if (ix) sh = base;
+    return ix;
+  }
+
+  // `tid >= off` or `off <= tid` (want_ge) / `tid < off` or `off > tid` (!want_ge).
+  bool isActive(const clang::Expr* c, const clang::VarDecl* off, bool want_ge) const {
+    auto* b = llvm::dyn_cast<clang::BinaryOperator>(c->IgnoreParenImpCasts());
+    if (!b) return false;
+    const auto op = b->getOpcode();
+    if (isTid(b->getLHS()) && varOf(b->getRHS()) == off) return op == (want_ge ? clang::BO_GE : clang::BO_LT);
+    if (varOf(b->getLHS()) == off && isTid(b->getRHS())) return op == (want_ge ? clang::BO_LE : clang::BO_GT);
+    return false;
+  }
+
+  const clang::VarDecl* tidVar() const { return tid_var_; }
+
+ private:
+  void terms(const clang::Expr* e, bool neg, std::vector<std::pair<bool, const clang::Expr*>>& out) const {
+    const clang::Expr* x = stripIndexCasts(e);
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(x); b && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+      terms(b->getLHS(), neg, out);
+      terms(b->getRHS(), b->getOpcode() == clang::BO_Sub ? !neg : neg, out);
+      return;
+    }
+    out.push_back({neg, x});
+  }
+
+  clang::ASTContext& ctx_;
+  const clang::CompoundStmt* body_;
+  mutable const clang::VarDecl* tid_var_ = nullptr;
+};
+
+struct Scan {
+  size_t load = 0;  // statement index of `SH[X] = E;`; the barrier and the loop follow it
+  const clang::VarDecl* sh = nullptr;
+  const clang::VarDecl* off = nullptr;
+  const clang::Expr* value = nullptr;  // E
+  std::vector<const clang::VarDecl*> bookkeeping;  // integer locals the loop assigns (pout, pin)
+  std::string tid;
+};
+
+// `for (int off = 1; off < L; <doubling>)`.
+bool loopHeader(const clang::ForStmt* f, Scan& s, std::string& why) {
+  auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(f->getInit());
+  auto* off = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+  if (!off || !off->getType()->isIntegerType() || !off->getInit() || !isIntLiteral(off->getInit(), 1))
+    return fail(why, "the loop does not start its offset at 1 (`for (int off = 1; ...)`)");
+  auto* c = llvm::dyn_cast_or_null<clang::BinaryOperator>(f->getCond() ? f->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!c || c->getOpcode() != clang::BO_LT || varOf(c->getLHS()) != off)
+    return fail(why, "the loop's condition is not `off < L`");
+  Mentions mt;
+  mt.a = off;
+  mt.thread_idx = true;
+  mt.TraverseStmt(c->getRHS());
+  if (mt.found || c->getRHS()->HasSideEffects(off->getASTContext(), /*IncludePossibleEffects=*/false))
+    return fail(why, "the loop's bound depends on the thread or the offset");
+  const clang::Expr* inc = llvm::dyn_cast_or_null<clang::Expr>(f->getInc());
+  bool doubles = false;
+  if (auto* ca = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(inc); ca && varOf(ca->getLHS()) == off) {
+    doubles = (ca->getOpcode() == clang::BO_MulAssign && isIntLiteral(ca->getRHS(), 2)) ||
+              (ca->getOpcode() == clang::BO_ShlAssign && isIntLiteral(ca->getRHS(), 1)) ||
+              (ca->getOpcode() == clang::BO_AddAssign && varOf(ca->getRHS()) == off);
+  } else if (auto* as = llvm::dyn_cast_or_null<clang::BinaryOperator>(inc);
+             as && as->getOpcode() == clang::BO_Assign && varOf(as->getLHS()) == off) {
+    auto* r = llvm::dyn_cast<clang::BinaryOperator>(stripIndexCasts(as->getRHS()));
+    if (r && r->getOpcode() == clang::BO_Mul)
+      doubles = (varOf(r->getLHS()) == off && isIntLiteral(r->getRHS(), 2)) || (varOf(r->getRHS()) == off && isIntLiteral(r->getLHS(), 2));
+    else if (r && r->getOpcode() == clang::BO_Shl)
+      doubles = varOf(r->getLHS()) == off && isIntLiteral(r->getRHS(), 1);
+  }
+  if (!doubles) return fail(why, "the loop does not double its offset");
+  s.off = off;
+  return true;
+}
+
+// `SH[P] = SH[Q] + SH[Q - off]` (the sum's operands in either order).
+bool isAddStep(const ScanMatcher& m, const clang::Stmt* st, Scan& s, Index& p, Index& q) {
+  auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(single(st));
+  if (!b || b->getOpcode() != clang::BO_Assign) return false;
+  auto w = m.access(b->getLHS(), s.sh, s.off);
+  auto* add = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
+  if (!w || w->minus_off || !add || add->getOpcode() != clang::BO_Add) return false;
+  auto l = m.access(add->getLHS(), s.sh, s.off), r = m.access(add->getRHS(), s.sh, s.off);
+  if (!l || !r || l->minus_off == r->minus_off || l->rest != r->rest) return false;
+  p = *w;
+  q = *l;
+  return true;
+}
+
+// `SH[P] = SH[Q]`.
+bool isCopyStep(const ScanMatcher& m, const clang::Stmt* st, Scan& s, const Index& p, const Index& q) {
+  auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(single(st));
+  if (!b || b->getOpcode() != clang::BO_Assign) return false;
+  auto w = m.access(b->getLHS(), s.sh, s.off), r = m.access(b->getRHS(), s.sh, s.off);
+  return w && r && !w->minus_off && !r->minus_off && w->rest == p.rest && r->rest == q.rest;
+}
+
+// The double buffer: integer bookkeeping, `if (tid >= off) SH[P] = SH[Q] + SH[Q - off]; else SH[P] =
+// SH[Q];`, `__syncthreads();`.
+bool doubleBuffer(const ScanMatcher& m, const std::vector<const clang::Stmt*>& st, Scan& s, std::string& why) {
+  if (st.size() < 2 || !isSyncthreads(st.back())) return false;
+  auto* guard = llvm::dyn_cast<clang::IfStmt>(st[st.size() - 2]);
+  if (!guard || !guard->getElse() || guard->getInit() || guard->getConditionVariable()) return false;
+  const clang::Stmt* add = guard->getThen();
+  const clang::Stmt* copy = guard->getElse();
+  if (m.isActive(guard->getCond(), s.off, false)) std::swap(add, copy);
+  else if (!m.isActive(guard->getCond(), s.off, true)) return false;
+  Index p, q;
+  if (!isAddStep(m, add, s, p, q)) return false;
+  if (!isCopyStep(m, copy, s, p, q)) return fail(why, "the step's other branch does not copy SH[Q + tid] to SH[P + tid]");
+  if (p.rest == q.rest) return fail(why, "the step reads and writes one buffer without a barrier between (a race)");
+  for (size_t i = 0; i + 2 < st.size(); ++i) {
+    const clang::Expr* lhs = nullptr;
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(st[i]); b && b->isAssignmentOp()) lhs = b->getLHS();
+    const clang::VarDecl* v = lhs ? varOf(lhs) : nullptr;
+    if (!v || !v->isLocalVarDecl() || !v->getType()->isIntegerType() || v == s.off || v == m.tidVar() || usesDecl(st[i], s.sh))
+      return fail(why, "the loop's step does more than swap integer buffer indices before the double-buffered step");
+    s.bookkeeping.push_back(v);
+  }
+  return true;
+}
+
+// `t = SH[Q - off]`-like: the lookback read of the single buffer.
+bool isLookback(const ScanMatcher& m, const clang::Expr* e, Scan& s, Index& q) {
+  auto ix = m.access(e, s.sh, s.off);
+  if (!ix || !ix->minus_off) return false;
+  q = *ix;
+  return true;
+}
+
+// The single buffer: `T t = tid >= off ? SH[tid - off] : 0;` (or `T t[ = 0]; if (tid >= off) t =
+// SH[tid - off];`), `__syncthreads();`, `[if (tid >= off)] SH[tid] += t;` (or `= SH[tid] + t`),
+// `__syncthreads();`.
+bool singleBuffer(const ScanMatcher& m, const std::vector<const clang::Stmt*>& st, Scan& s, std::string& why) {
+  if (st.size() < 4 || !isSyncthreads(st.back())) return false;
+  auto* ds = llvm::dyn_cast<clang::DeclStmt>(st[0]);
+  auto* t = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+  if (!t) return false;
+  Index q;
+  size_t k = 1;
+  bool initialized = t->getInit() != nullptr;
+  if (auto* c = llvm::dyn_cast_or_null<clang::ConditionalOperator>(t->getInit() ? t->getInit()->IgnoreParenImpCasts() : nullptr)) {
+    const clang::Expr* lb = c->getTrueExpr();
+    const clang::Expr* zero = c->getFalseExpr();
+    if (m.isActive(c->getCond(), s.off, false)) std::swap(lb, zero);
+    else if (!m.isActive(c->getCond(), s.off, true)) return false;
+    if (!isLookback(m, lb, s, q) || !isZero(zero)) return false;
+  } else {
+    if (t->getInit() && !isZero(t->getInit())) return false;
+    auto* g = llvm::dyn_cast<clang::IfStmt>(st[1]);
+    if (!g || g->getElse() || g->getInit() || !m.isActive(g->getCond(), s.off, true)) return false;
+    auto* as = llvm::dyn_cast_or_null<clang::BinaryOperator>(single(g->getThen()));
+    if (!as || as->getOpcode() != clang::BO_Assign || varOf(as->getLHS()) != t || !isLookback(m, as->getRHS(), s, q)) return false;
+    k = 2;
+  }
+  if (st.size() != k + 3 || !isSyncthreads(st[k]))
+    return fail(why, "the step's read of SH[tid - off] is not followed by a barrier, then the update and a barrier");
+  const clang::Stmt* upd = st[k + 1];
+  bool guarded = false;
+  if (auto* g = llvm::dyn_cast<clang::IfStmt>(upd)) {
+    if (g->getElse() || g->getInit() || !m.isActive(g->getCond(), s.off, true)) return false;
+    upd = single(g->getThen());
+    guarded = true;
+  }
+  if (!initialized && !guarded) return fail(why, "the step adds a temporary that is not set for tid < off");
+  auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(upd);
+  if (!b) return false;
+  auto w = m.access(b->getLHS(), s.sh, s.off);
+  if (!w || w->minus_off || w->rest != q.rest) return false;
+  if (b->getOpcode() == clang::BO_AddAssign) return varOf(b->getRHS()) == t;
+  if (b->getOpcode() != clang::BO_Assign) return false;
+  auto* add = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
+  if (!add || add->getOpcode() != clang::BO_Add) return false;
+  auto sameSlot = [&](const clang::Expr* e) {
+    auto r = m.access(e, s.sh, s.off);
+    return r && !r->minus_off && r->rest == w->rest;
+  };
+  return (sameSlot(add->getLHS()) && varOf(add->getRHS()) == t) || (sameSlot(add->getRHS()) && varOf(add->getLHS()) == t);
+}
+
+bool scanAt(const ScanMatcher& m, const clang::CompoundStmt* body, size_t i, Scan& s, std::string& why) {
+  if (i + 2 >= body->size()) return false;
+  auto* load = llvm::dyn_cast<clang::BinaryOperator>(body->body_begin()[i]);
+  auto* loop = llvm::dyn_cast<clang::ForStmt>(body->body_begin()[i + 2]);
+  if (!load || load->getOpcode() != clang::BO_Assign || !loop) return false;
+  s = Scan{};
+  auto x = m.access(load->getLHS(), s.sh, nullptr);
+  if (!x) return false;
+  if (usesDecl(load->getRHS(), s.sh)) return fail(why, "the value stored before the scan reads the array itself");
+  if (!isSyncthreads(body->body_begin()[i + 1])) return fail(why, "the store before the scan is not followed by __syncthreads()");
+  if (!loopHeader(loop, s, why)) return false;
+  std::vector<const clang::Stmt*> st;
+  if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(loop->getBody()))
+    st.assign(cs->body_begin(), cs->body_end());
+  else
+    st.push_back(loop->getBody());
+  if (!doubleBuffer(m, st, s, why) && !singleBuffer(m, st, s, why))
+    return fail(why, "the loop's body is not a Hillis-Steele step (`SH[tid] += SH[tid - off]` with the barriers a "
+                     "double or a single buffer needs)");
+  s.load = i;
+  s.value = load->getRHS();
+  s.tid = x->tid;
+  return true;
+}
+
+// The reads of SH after the loop: each `SH[W + tid]` as an rvalue (collected for the rewrite).
+struct AfterUses : clang::RecursiveASTVisitor<AfterUses> {
+  clang::ASTContext& ctx;
+  const ScanMatcher& m;
+  const Scan& s;
+  std::vector<const clang::ArraySubscriptExpr*> reads;
+  std::string why;
+  AfterUses(clang::ASTContext& c, const ScanMatcher& mm, const Scan& ss) : ctx(c), m(mm), s(ss) {}
+  bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+    if (d->getDecl() != s.sh) return true;
+    const clang::Stmt* p = parentStmtOf(ctx, *d);
+    while (p && llvm::isa<clang::ImplicitCastExpr>(p)) p = parentStmtOf(ctx, *p);
+    auto* a = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(p);
+    const clang::VarDecl* sh = s.sh;
+    auto ix = a ? m.access(a, sh, nullptr) : std::nullopt;
+    if (!ix) {
+      why = "the kernel reads " + s.sh->getNameAsString() + " after the scan at another thread's slot";
+      return false;
+    }
+    const clang::Stmt* up = parentStmtOf(ctx, *a);
+    while (up && llvm::isa<clang::ParenExpr>(up)) up = parentStmtOf(ctx, *up);
+    auto* impl = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(up);
+    if (!impl || impl->getCastKind() != clang::CK_LValueToRValue) {
+      why = "the kernel writes or takes the address of " + s.sh->getNameAsString() + " after the scan";
+      return false;
+    }
+    reads.push_back(a);
+    return true;
+  }
+};
+
+std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  return at ? at->getElementType().getAsString(ctx.getPrintingPolicy()) : "";
+}
+
+bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  if (!at) return false;
+  clang::QualType e = at->getElementType();
+  if (e->isDependentType()) return true;
+  return !e.isVolatileQualified() && shuffleTakes(e);
+}
+
+// What forward writes in place of the store, the barrier and the loop.
+std::string shuffleText(const std::string& T, const std::string& value, const std::string& tid, const std::string& in) {
+  std::string s;
+  s += T + " kl_v = " + value + ";  // the block's inclusive scan: warp shuffles, then one shared slot per warp\n";
+  s += in + "{\n";
+  s += in + "    for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
+  s += in + "        " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_v, kl_o);\n";
+  s += in + "        if ((" + tid + " & 31) >= kl_o) kl_v += kl_t;\n";
+  s += in + "    }\n";
+  s += in + "    __shared__ " + T + " kl_warp[32];\n";
+  s += in + "    if ((" + tid + " & 31) == 31) kl_warp[" + tid + " >> 5] = kl_v;\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    if (" + tid + " < 32) {\n";
+  s += in + "        " + T + " kl_w = " + tid + " < (blockDim.x >> 5) ? kl_warp[" + tid + "] : (" + T + ")0;\n";
+  s += in + "        for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
+  s += in + "            " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_w, kl_o);\n";
+  s += in + "            if (" + tid + " >= kl_o) kl_w += kl_t;\n";
+  s += in + "        }\n";
+  s += in + "        kl_warp[" + tid + "] = kl_w;\n";
+  s += in + "    }\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    if (" + tid + " >= 32) kl_v += kl_warp[(" + tid + " >> 5) - 1];\n";
+  s += in + "}";
+  return s;
+}
+
+// What the inverse writes: the single-buffer Hillis-Steele scan.
+std::string scanText(const std::string& T, const std::string& value, const std::string& tid, long long block,
+                     const std::string& in) {
+  const std::string slot = std::string(kScanArray) + "[" + tid + "]";
+  std::string s;
+  s += "__shared__ " + T + " " + kScanArray + "[" + std::to_string(block) + "];\n";
+  s += in + slot + " = " + value + ";\n";
+  s += in + "__syncthreads();\n";
+  s += in + "for (unsigned int kl_off = 1; kl_off < blockDim.x; kl_off <<= 1) {\n";
+  s += in + "    " + T + " kl_t = " + tid + " >= kl_off ? " + kScanArray + "[" + tid + " - kl_off] : (" + T + ")0;\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    " + slot + " += kl_t;\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "}";
+  return s;
+}
+
+struct KlDecls : clang::RecursiveASTVisitor<KlDecls> {
+  std::vector<const clang::NamedDecl*> found;
+  bool VisitNamedDecl(clang::NamedDecl* d) {
+    for (const char* n : kNames)
+      if (d->getName() == n) found.push_back(d);
+    return true;
+  }
+};
+
+std::optional<std::string> blockRefusal(const TransformFacts& facts) {
+  const auto shape = facts.shape();
+  if (!shape) return "the block shape is unknown (shuffles need full warps)";
+  if (shape->y != 1 || shape->z != 1)
+    return "the block is " + std::to_string(shape->x) + " x " + std::to_string(shape->y) + " x " + std::to_string(shape->z) +
+           ", not 1-D";
+  if (shape->x < 32 || shape->x > 1024 || shape->x % 32 != 0)
+    return "the block has " + std::to_string(shape->x) + " threads, not a multiple of 32 up to 1024";
+  return std::nullopt;
+}
+
+class BlockScanShuffle : public Transform {
+ public:
+  std::string id() const override { return "block-scan-shuffle"; }
+  std::string summary() const override {
+    return "replace a block's Hillis-Steele inclusive scan in shared memory by warp shuffles and one shared slot per warp";
+  }
+
+  TransformResult forward(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    SourceBuffer src(ctx);
+    auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!body) return TransformResult::no("the kernel has no body");
+    ScanMatcher m(ctx, body);
+    Scan s;
+    std::string why;
+    bool found = false;
+    for (size_t i = 0; i < body->size() && !found; ++i) found = scanAt(m, body, i, s, why);
+    if (!found)
+      return TransformResult::no(why.empty() ? "no Hillis-Steele scan in the kernel's body (`SH[tid] = v; __syncthreads(); "
+                                               "for (int off = 1; off < n; off *= 2) { ... SH[tid - off] ... __syncthreads(); }`)"
+                                             : why);
+    if (!s.sh->hasAttr<clang::CUDASharedAttr>()) return TransformResult::no(s.sh->getNameAsString() + " is not __shared__ memory");
+    if (!shuffleable(ctx, s.sh))
+      return TransformResult::no("__shfl_up_sync does not take " + s.sh->getNameAsString() + "'s element type " + elementType(ctx, s.sh));
+    if (auto r = blockRefusal(req.facts)) return TransformResult::no(*r);
+    AfterUses after(ctx, m, s);
+    for (size_t j = s.load + 3; j < body->size() && after.why.empty(); ++j)
+      after.TraverseStmt(const_cast<clang::Stmt*>(body->body_begin()[j]));
+    if (!after.why.empty()) return TransformResult::no(after.why);
+    for (const clang::VarDecl* v : s.bookkeeping)
+      for (size_t j = s.load + 3; j < body->size(); ++j)
+        for (const clang::DeclRefExpr* r : refsTo(body->body_begin()[j], v)) {
+          bool inside = false;
+          for (const auto* a : after.reads)
+            inside |= src.off(a->getBeginLoc()) <= src.off(r->getBeginLoc()) && src.off(r->getBeginLoc()) <= src.off(a->getEndLoc());
+          if (!inside)
+            return TransformResult::no("the kernel uses the scan's buffer index " + v->getNameAsString() + " after the scan");
+        }
+
+    const clang::Stmt* first = body->body_begin()[s.load];
+    const clang::Stmt* last = body->body_begin()[s.load + 2];
+    if (!src.inFile(first) || !src.inFile(last) || !src.inFile(s.value)) return TransformResult::no("the scan is written through a macro");
+    for (const auto* a : after.reads)
+      if (!src.inFile(a)) return TransformResult::no("a read after the scan is written through a macro");
+    unsigned from = src.off(first->getBeginLoc());
+    const unsigned to = src.stmtEnd(last);
+    KlDecls kl;
+    kl.TraverseDecl(const_cast<clang::FunctionDecl*>(req.kernel));
+    for (const clang::NamedDecl* d : kl.found) {
+      const unsigned at = src.inFile(d->getLocation()) ? src.off(d->getLocation()) : 0;
+      if (at < from || at >= to) return TransformResult::no("the kernel already declares " + d->getNameAsString() + " (kl_ names are the transform's)");
+    }
+    // The inverse's own array goes with the scan it served.
+    unsigned edit_from = from;
+    if (s.sh->getName() == kScanArray && s.load > 0) {
+      auto* ds = llvm::dyn_cast<clang::DeclStmt>(body->body_begin()[s.load - 1]);
+      // `__shared__` is a macro: the declaration begins where it is expanded.
+      const clang::SourceLocation b = ds ? src.sm.getExpansionLoc(ds->getBeginLoc()) : clang::SourceLocation();
+      if (ds && ds->isSingleDecl() && ds->getSingleDecl() == s.sh && src.inFile(b)) edit_from = src.off(b);
+    }
+    const std::string in = src.indentOf(from);
+    const std::string text = shuffleText(elementType(ctx, s.sh), src.slice(src.off(s.value->getBeginLoc()), src.tokEnd(s.value->getEndLoc())),
+                                         s.tid, in);
+    if (req.rewriter.ReplaceText(src.at(edit_from), to - edit_from, text)) return TransformResult::no("the rewriter refused the edit");
+    for (const auto* a : after.reads) {
+      const unsigned b = src.off(a->getBeginLoc()), e = src.tokEnd(a->getEndLoc());
+      if (req.rewriter.ReplaceText(src.at(b), e - b, "kl_v")) return TransformResult::no("the rewriter refused the edit");
+    }
+    return TransformResult::yes("the Hillis-Steele scan over " + s.sh->getNameAsString() + " became warp shuffles");
+  }
+
+  TransformResult inverse(TransformRequest& req) const override {
+    auto& ctx = req.ctx;
+    SourceBuffer src(ctx);
+    auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
+    if (!body) return TransformResult::no("the kernel has no body");
+    const std::string not_ours = "no shuffle scan in the form forward writes";
+    for (size_t i = 0; i + 1 < body->size(); ++i) {
+      auto* ds = llvm::dyn_cast<clang::DeclStmt>(body->body_begin()[i]);
+      auto* v = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+      auto* cs = llvm::dyn_cast<clang::CompoundStmt>(body->body_begin()[i + 1]);
+      if (!v || v->getName() != "kl_v" || !v->getInit() || !cs || cs->size() < 3 || !src.inFile(ds) || !src.inFile(cs)) continue;
+      // tid, from `if ((tid & 31) == 31) ...`, the block's third statement.
+      auto* g = llvm::dyn_cast<clang::IfStmt>(cs->body_begin()[2]);
+      auto* eq = g ? llvm::dyn_cast<clang::BinaryOperator>(g->getCond()->IgnoreParenImpCasts()) : nullptr;
+      auto* band = eq ? llvm::dyn_cast<clang::BinaryOperator>(eq->getLHS()->IgnoreParenImpCasts()) : nullptr;
+      if (!band || band->getOpcode() != clang::BO_And) return TransformResult::no(not_ours);
+      const std::string tid = sourceText(ctx, band->getLHS()->getSourceRange());
+      const std::string T = v->getType().getAsString(ctx.getPrintingPolicy());
+      const clang::Expr* init = v->getInit();
+      const std::string value = src.slice(src.off(init->getBeginLoc()), src.tokEnd(init->getEndLoc()));
+      const unsigned from = src.off(ds->getBeginLoc()), to = src.stmtEnd(cs);
+      const std::string in = src.indentOf(from);
+      if (src.slice(from, to) != shuffleText(T, value, tid, in)) return TransformResult::no(not_ours);
+      if (auto r = blockRefusal(req.facts)) return TransformResult::no(*r);
+      std::vector<const clang::DeclRefExpr*> uses;
+      for (size_t j = i + 2; j < body->size(); ++j)
+        for (const clang::DeclRefExpr* r : refsTo(body->body_begin()[j], v)) uses.push_back(r);
+      for (size_t j = i + 2; j < body->size(); ++j)
+        if (!onlyReads(ctx, body->body_begin()[j], v)) return TransformResult::no("the kernel writes kl_v after the scan");
+      for (const auto* r : uses)
+        if (!src.inFile(r->getBeginLoc())) return TransformResult::no("a read of kl_v is written through a macro");
+      if (req.rewriter.ReplaceText(src.at(from), to - from, scanText(T, value, tid, req.facts.shape()->x, in)))
+        return TransformResult::no("the rewriter refused the edit");
+      for (const auto* r : uses)
+        if (req.rewriter.ReplaceText(src.at(src.off(r->getBeginLoc())), 4, std::string(kScanArray) + "[" + tid + "]"))
+          return TransformResult::no("the rewriter refused the edit");
+      return TransformResult::yes("the shuffle scan became a shared-memory Hillis-Steele scan over " + std::string(kScanArray));
+    }
+    return TransformResult::no(not_ours);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> makeBlockScanShuffle() { return std::make_unique<BlockScanShuffle>(); }
+
+}  // namespace klineage
