@@ -29,6 +29,7 @@
   X(WarpReduceShuffle) \
   X(VectorCastAccess) \
   X(BlockScanShuffle) \
+  X(ColumnPartialSums) \
   /* one line per transform, above this one */
 // clang-format on
 

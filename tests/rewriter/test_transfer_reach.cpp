@@ -36,6 +36,7 @@ const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
     {"elementwise", {"grid-stride-loop", "vectorize-access"}},
     {"histogram", {"privatize-histogram"}},
     {"scan", {"block-scan-shuffle"}},
+    {"columns", {"column-partial-sums"}},
 };
 
 struct Kernel {
@@ -58,7 +59,7 @@ const Kernel kKernels[] = {
     {"rows", "src/rows.cu", "", "softmax_forward_kernel", 128, 1},
     {"rows", "src/rows.cu", "", "layernorm_forward_kernel", 128, 1},
     {"rows", "src/argmax.cu", "", "row_max_argmax", 128, 1},
-    {"", "src/colsum.cu", "", "column_sums", 128, 1},
+    {"columns", "src/colsum.cu", "", "column_sums", 128, 1},
     {"2-D", "src/transpose.cu", "", "transpose_naive_kernel", 32, 8},
     {"", "src/stencil.cu", "", "laplacian5", 16, 16},
     {"", "src/blur.cu", "", "box_blur_kernel", 16, 16},
