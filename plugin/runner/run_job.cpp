@@ -895,13 +895,19 @@ class JobRun {
       return false;
     if (!loadGlobals(w)) return false;
     // Above 48 KiB of dynamic shared memory a kernel must opt in, as its program would have.
-    const unsigned most_shmem = std::max(geom_[geomIndex(w)].shmem, maxProbeShmem(w));
+    const unsigned most_shmem = shmemOf(w, std::max(geom_[geomIndex(w)].shmem, maxProbeShmem(w)));
     if (most_shmem > 48 * 1024)
       return call(cu_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(most_shmem)),
                   std::string("allowing ") + std::to_string(most_shmem) + " bytes of shared memory for the " +
                       whichName(w) + " kernel " + l.function);
     return true;
   }
+
+  // The oracle's dynamic shared memory: twice the original's, since promote-precision turns an
+  // `extern __shared__ float` array into doubles (docs/runner-job.md, "The oracle"). A kernel whose
+  // dynamic shared memory holds no floats only reserves more; past the device's limit the oracle's
+  // launch fails and the tolerance decides.
+  static unsigned shmemOf(Which w, unsigned bytes) { return w == Which::Oracle ? 2 * bytes : bytes; }
 
   unsigned maxProbeShmem(Which w) const {
     unsigned m = 0;
@@ -983,12 +989,13 @@ class JobRun {
   bool launch(Which w) {
     if (watchdog_) watchdog_->arm(std::string("the ") + whichName(w) + " kernel " + spec(w).function);
     const Geometry& g = geom_[geomIndex(w)];
+    const unsigned shmem = shmemOf(w, g.shmem);
     CUresult r = cu_.cuLaunchKernel(fn_[static_cast<int>(w)], static_cast<unsigned>(g.grid.x),
                                     static_cast<unsigned>(g.grid.y), static_cast<unsigned>(g.grid.z),
                                     static_cast<unsigned>(g.block.x), static_cast<unsigned>(g.block.y),
-                                    static_cast<unsigned>(g.block.z), g.shmem, nullptr, argv_.data(), nullptr);
+                                    static_cast<unsigned>(g.block.z), shmem, nullptr, argv_.data(), nullptr);
     const bool ok = call(r, std::string("launching the ") + whichName(w) + " kernel " + spec(w).function + " (grid " +
-                                dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(g.shmem) + ")");
+                                dims(g.grid) + ", block " + dims(g.block) + ", shmem " + std::to_string(shmem) + ")");
     if (!ok && watchdog_) watchdog_->disarm();
     if (!ok && w == Which::Original) original_failed_ = true;
     return ok;

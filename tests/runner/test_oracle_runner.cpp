@@ -247,3 +247,35 @@ TEST_CASE("runner oracle: a broken oracle does not loosen the gate: the toleranc
   CHECK(r.outcome == Outcome::WrongResult);
   CHECK_THAT(r.reason, Catch::Contains("not trusted") && Catch::Contains("expected"));
 }
+
+TEST_CASE("runner oracle: the oracle launches with twice the original's dynamic shared memory", "[runner][oracle]") {
+  // promote-precision turns a kernel's `extern __shared__ float` array into doubles: the oracle
+  // needs twice the bytes; the original and the variant keep theirs.
+  RunnerJob job = rowSumJob(true);
+  job.original.shmem = 4096;
+  job.variant.shmem = 1024;
+  unsigned original_shmem = 0, oracle_shmem = 0, variant_shmem = 0;
+  fake::reset();
+  fake::addModule("orig.cubin", {{{"row_sum", timed(1.0f, [&](const Launch& l) {
+                                      original_shmem = l.shmem;
+                                      return sequentialRows<float>(l);
+                                    })}},
+                                  {}});
+  fake::addModule("oracle.cubin", {{{"row_sum", timed(1.0f, [&](const Launch& l) {
+                                        oracle_shmem = l.shmem;
+                                        return sequentialRows<double>(l);
+                                      })}},
+                                    {}});
+  fake::addModule("var.cubin", {{{"row_sum", timed(0.1f, [&](const Launch& l) {
+                                     variant_shmem = l.shmem;
+                                     return warpRows(l);
+                                   })}},
+                                 {}});
+  RunnerResult r = runner::runJob(fake::api(), fake::device(), job);
+  INFO(r.reason);
+  CHECK(r.outcome == Outcome::Passed);
+  CHECK(r.oracle == "promoted");
+  CHECK(original_shmem == 4096);
+  CHECK(oracle_shmem == 8192);
+  CHECK(variant_shmem == 1024);
+}
