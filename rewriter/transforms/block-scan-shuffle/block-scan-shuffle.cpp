@@ -10,12 +10,13 @@
 // round trip for every thread (a 1024-thread block: 10 steps, 10 to 20 barriers). A shuffle scan
 // keeps each warp's scan in registers (5 shuffles, no barrier) and needs two barriers per block.
 // Recognized steps (off any integer variable from 1, doubled by `*= 2`, `<<= 1`, `off = off * 2`,
-// `+= off`; L anything without tid or off): the double buffer of the textbook (GPU Gems' pout/pin:
-// `if (tid >= off) SH[P + tid] = SH[Q + tid] + SH[Q + tid - off]; else SH[P + tid] = SH[Q + tid];
-// __syncthreads();`, P and Q different block-uniform offsets, any integer bookkeeping before) and
-// the single buffer with a temporary (`T t = tid >= off ? SH[tid - off] : 0;` or `T t = 0; if (tid >=
-// off) t = SH[tid - off];`, `__syncthreads(); SH[tid] += t; __syncthreads();`, the update may be
-// guarded by `tid >= off` too). tid is threadIdx.x or a local initialized from it and never written.
+// `+= off`; `off < L` or `off <= L`, L anything without tid or off): the double buffer of the
+// textbook (GPU Gems' pout/pin: `if (tid >= off) SH[P + tid] = SH[Q + tid] + SH[Q + tid - off]; else
+// SH[P + tid] = SH[Q + tid]; __syncthreads();`, P and Q different block-uniform offsets, any integer
+// bookkeeping before), and any single-buffer step that computes SH[tid] + SH[tid - off] without a
+// race, judged by running it symbolically (singleBuffer: temporaries, the `tid >= off` test as `if`
+// or `?:`, barriers first or last). The store before the loop is `SH[X + tid] = E;` or an if/else of
+// two such stores. tid is threadIdx.x or a local initialized from it and never written.
 // When it is sound: every thread reaches the load, the barrier and the loop (statements of the
 // kernel's body); the block is 1-D with a multiple of 32 threads up to 1024 (TransformFacts::shape();
 // the skill requires uniform-block-size: full warps for the full shuffle mask); after the loop the
@@ -28,6 +29,7 @@
 // writes the single-buffer Hillis-Steele scan over a `__shared__ T kl_scan[block]` of its own; the
 // later reads of kl_v read kl_scan[tid] again.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -178,10 +180,12 @@ class ScanMatcher {
 };
 
 struct Scan {
-  size_t load = 0;  // statement index of `SH[X] = E;`; the barrier and the loop follow it
+  size_t load = 0;     // statement index of the store before the loop (`SH[X] = E;`)
+  size_t loop_at = 0;  // the loop's (after the store, or after the store's barrier)
+  std::string value_text;  // E as the variant writes it
   const clang::VarDecl* sh = nullptr;
   const clang::VarDecl* off = nullptr;
-  const clang::Expr* value = nullptr;  // E
+  const clang::Expr* value = nullptr;  // E, or the condition of a store written as if/else
   std::vector<const clang::VarDecl*> bookkeeping;  // integer locals the loop assigns (pout, pin)
   std::string tid;
 };
@@ -193,8 +197,8 @@ bool loopHeader(const clang::ForStmt* f, Scan& s, std::string& why) {
   if (!off || !off->getType()->isIntegerType() || !off->getInit() || !isIntLiteral(off->getInit(), 1))
     return fail(why, "the loop does not start its offset at 1 (`for (int off = 1; ...)`)");
   auto* c = llvm::dyn_cast_or_null<clang::BinaryOperator>(f->getCond() ? f->getCond()->IgnoreParenImpCasts() : nullptr);
-  if (!c || c->getOpcode() != clang::BO_LT || varOf(c->getLHS()) != off)
-    return fail(why, "the loop's condition is not `off < L`");
+  if (!c || (c->getOpcode() != clang::BO_LT && c->getOpcode() != clang::BO_LE) || varOf(c->getLHS()) != off)
+    return fail(why, "the loop's condition is not `off < L` (or `off <= L`)");
   Mentions mt;
   mt.a = off;
   mt.thread_idx = true;
@@ -267,86 +271,215 @@ bool doubleBuffer(const ScanMatcher& m, const std::vector<const clang::Stmt*>& s
   return true;
 }
 
-// `t = SH[Q - off]`-like: the lookback read of the single buffer.
-bool isLookback(const ScanMatcher& m, const clang::Expr* e, Scan& s, Index& q) {
-  auto ix = m.access(e, s.sh, s.off);
-  if (!ix || !ix->minus_off) return false;
-  q = *ix;
+// A value of the single buffer's step: own * SH[tid] + look * SH[tid - off], both as they were when
+// the step began; unknown for anything else (an uninitialized temporary, a product, a call).
+struct Sum {
+  int own = 0, look = 0;
+  bool known = true;
+  Sum operator+(const Sum& o) const { return {own + o.own, look + o.look, known && o.known}; }
+  bool is(int o, int l) const { return known && own == o && look == l; }
+};
+
+// One thread's run of one step of the single buffer: a thread with tid >= off (active) or one with
+// tid < off. Conditions must be that test (either way round); locals are the step's temporaries.
+class StepRun {
+ public:
+  StepRun(const ScanMatcher& m, Scan& s, const std::string& buffer, bool active) : m_(m), s_(s), buffer_(buffer), active_(active) {}
+
+  Sum slot{1, 0};          // SH[tid] as this thread sees it
+  bool wrote = false;      // wrote SH[tid] in the statement just run
+  bool read_look = false;  // read SH[tid - off] in the statement just run
+  bool wrote_before = false;  // wrote SH[tid] earlier in the step
+  bool late_look = false;     // read SH[tid - off] after writing SH[tid] in the same step
+
+  bool run(const clang::Stmt* st, std::string& why) {
+    if (!st) return true;
+    if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(st)) {
+      for (const clang::Stmt* x : cs->body())
+        if (!run(x, why)) return false;
+      return true;
+    }
+    if (isSyncthreads(st)) return fail(why, "the step has a barrier under a condition");
+    if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
+      for (const clang::Decl* d : ds->decls()) {
+        auto* v = llvm::dyn_cast<clang::VarDecl>(d);
+        if (!v) return fail(why, "the step declares something other than a temporary");
+        locals_[v] = v->getInit() ? eval(v->getInit()) : Sum{0, 0, false};
+      }
+      return true;
+    }
+    if (auto* g = llvm::dyn_cast<clang::IfStmt>(st)) {
+      bool c;
+      if (g->getInit() || g->getConditionVariable() || !cond(g->getCond(), c))
+        return fail(why, "the step tests something other than tid >= off");
+      return run(c ? g->getThen() : g->getElse(), why);
+    }
+    auto* b = llvm::dyn_cast<clang::BinaryOperator>(st);
+    if (!b || (b->getOpcode() != clang::BO_Assign && b->getOpcode() != clang::BO_AddAssign))
+      return fail(why, "the step does something other than assign and add");
+    const Sum v = eval(b->getRHS());
+    const bool add = b->getOpcode() == clang::BO_AddAssign;
+    if (const clang::VarDecl* t = varOf(b->getLHS()); t && locals_.count(t)) {
+      locals_[t] = add ? locals_[t] + v : v;
+      return true;
+    }
+    const clang::VarDecl* sh = s_.sh;
+    auto ix = m_.access(b->getLHS(), sh, s_.off);
+    if (!ix || ix->minus_off || ix->rest != buffer_)
+      return fail(why, "the step writes something other than its temporaries and SH[tid]");
+    slot = add ? slot + v : v;
+    wrote = wrote_before = true;
+    return true;
+  }
+
+ private:
+  bool cond(const clang::Expr* c, bool& v) const {
+    if (m_.isActive(c, s_.off, true)) v = active_;
+    else if (m_.isActive(c, s_.off, false)) v = !active_;
+    else return false;
+    return true;
+  }
+
+  Sum eval(const clang::Expr* e) {
+    e = e->IgnoreParenCasts();
+    if (isZero(e)) return {0, 0};
+    if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
+      const clang::VarDecl* sh = s_.sh;
+      auto ix = m_.access(e, sh, s_.off);
+      if (!ix || ix->rest != buffer_) return {0, 0, false};
+      if (!ix->minus_off) return slot;
+      read_look = true;
+      // Another thread's slot after this thread wrote its own: that thread may have written too.
+      if (wrote_before) late_look = true;
+      return wrote_before ? Sum{0, 0, false} : Sum{0, 1};
+    }
+    if (const clang::VarDecl* t = varOf(e); t && locals_.count(t)) return locals_[t];
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && b->getOpcode() == clang::BO_Add) return eval(b->getLHS()) + eval(b->getRHS());
+    if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+      bool v;
+      if (cond(c->getCond(), v)) return eval(v ? c->getTrueExpr() : c->getFalseExpr());
+    }
+    return {0, 0, false};
+  }
+
+  const ScanMatcher& m_;
+  Scan& s_;
+  std::string buffer_;
+  bool active_;
+  std::map<const clang::VarDecl*, Sum> locals_;
+};
+
+// The single buffer, judged by what it computes rather than how it is spelled: run one step for a
+// thread with tid >= off and one with tid < off; at the end the first must hold SH[tid] + SH[tid -
+// off] and the second SH[tid] (as the step found them); and no stretch between barriers may both
+// write the buffer and read another thread's slot, counting the stretch around the loop's back
+// edge (and the store before the loop when no barrier follows it). Spellings this accepts: a
+// temporary set from SH[tid - off] under `tid >= off` (or with `?:`), a barrier, `SH[tid] += t` (or
+// under the guard, or `SH[tid] = SH[tid] + t`), a barrier; `T t = SH[tid]; if (tid >= off) t +=
+// SH[tid - off]; __syncthreads(); SH[tid] = t; __syncthreads();`; the textbook's Kogge-Stone with
+// the barrier first, `__syncthreads(); if (tid >= off) t = SH[tid] + SH[tid - off]; __syncthreads();
+// if (tid >= off) SH[tid] = t;`.
+bool singleBuffer(const ScanMatcher& m, const std::vector<const clang::Stmt*>& st, Scan& s, const std::string& buffer,
+                  bool load_barrier, std::string& why) {
+  StepRun on(m, s, buffer, true), off(m, s, buffer, false);
+  struct Phase {
+    bool writes = false, reads_look = false;
+  };
+  std::vector<Phase> phases(1);
+  bool any_look = false;
+  for (const clang::Stmt* x : st) {
+    if (isSyncthreads(x)) {
+      phases.emplace_back();
+      continue;
+    }
+    for (StepRun* r : {&on, &off}) {
+      r->wrote = r->read_look = false;
+      if (!r->run(x, why)) return false;
+      phases.back().writes |= r->wrote;
+      phases.back().reads_look |= r->read_look;
+      any_look |= r->read_look;
+    }
+  }
+  if (!any_look) return false;
+  if (on.late_look || off.late_look)
+    return fail(why, "the step reads SH[tid - off] after writing SH[tid]: the other thread may have written it too (a race)");
+  if (!on.slot.is(1, 1) || !off.slot.is(1, 0))
+    return fail(why, "the step does not leave SH[tid] + SH[tid - off] (for tid >= off) and SH[tid] (below) in the thread's slot");
+  // The stretch across the back edge: the last phase runs on into the next step's first.
+  if (phases.size() > 1 && !isSyncthreads(st.front()) && !isSyncthreads(st.back())) {
+    phases.front().writes |= phases.back().writes;
+    phases.front().reads_look |= phases.back().reads_look;
+    phases.back() = phases.front();
+  }
+  if (!load_barrier && !isSyncthreads(st.front())) phases.front().writes = true;  // the store before the loop
+  for (const Phase& p : phases)
+    if (p.writes && p.reads_look)
+      return fail(why, "the step reads SH[tid - off] where another thread may be writing it (no barrier between): a race");
   return true;
 }
 
-// The single buffer: `T t = tid >= off ? SH[tid - off] : 0;` (or `T t[ = 0]; if (tid >= off) t =
-// SH[tid - off];`), `__syncthreads();`, `[if (tid >= off)] SH[tid] += t;` (or `= SH[tid] + t`),
-// `__syncthreads();`.
-bool singleBuffer(const ScanMatcher& m, const std::vector<const clang::Stmt*>& st, Scan& s, std::string& why) {
-  if (st.size() < 4 || !isSyncthreads(st.back())) return false;
-  auto* ds = llvm::dyn_cast<clang::DeclStmt>(st[0]);
-  auto* t = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
-  if (!t) return false;
-  Index q;
-  size_t k = 1;
-  bool initialized = t->getInit() != nullptr;
-  if (auto* c = llvm::dyn_cast_or_null<clang::ConditionalOperator>(t->getInit() ? t->getInit()->IgnoreParenImpCasts() : nullptr)) {
-    const clang::Expr* lb = c->getTrueExpr();
-    const clang::Expr* zero = c->getFalseExpr();
-    if (m.isActive(c->getCond(), s.off, false)) std::swap(lb, zero);
-    else if (!m.isActive(c->getCond(), s.off, true)) return false;
-    if (!isLookback(m, lb, s, q) || !isZero(zero)) return false;
-  } else {
-    if (t->getInit() && !isZero(t->getInit())) return false;
-    auto* g = llvm::dyn_cast<clang::IfStmt>(st[1]);
-    if (!g || g->getElse() || g->getInit() || !m.isActive(g->getCond(), s.off, true)) return false;
-    auto* as = llvm::dyn_cast_or_null<clang::BinaryOperator>(single(g->getThen()));
-    if (!as || as->getOpcode() != clang::BO_Assign || varOf(as->getLHS()) != t || !isLookback(m, as->getRHS(), s, q)) return false;
-    k = 2;
-  }
-  if (st.size() != k + 3 || !isSyncthreads(st[k]))
-    return fail(why, "the step's read of SH[tid - off] is not followed by a barrier, then the update and a barrier");
-  const clang::Stmt* upd = st[k + 1];
-  bool guarded = false;
-  if (auto* g = llvm::dyn_cast<clang::IfStmt>(upd)) {
-    if (g->getElse() || g->getInit() || !m.isActive(g->getCond(), s.off, true)) return false;
-    upd = single(g->getThen());
-    guarded = true;
-  }
-  if (!initialized && !guarded) return fail(why, "the step adds a temporary that is not set for tid < off");
-  auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(upd);
-  if (!b) return false;
-  auto w = m.access(b->getLHS(), s.sh, s.off);
-  if (!w || w->minus_off || w->rest != q.rest) return false;
-  if (b->getOpcode() == clang::BO_AddAssign) return varOf(b->getRHS()) == t;
-  if (b->getOpcode() != clang::BO_Assign) return false;
-  auto* add = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
-  if (!add || add->getOpcode() != clang::BO_Add) return false;
-  auto sameSlot = [&](const clang::Expr* e) {
-    auto r = m.access(e, s.sh, s.off);
-    return r && !r->minus_off && r->rest == w->rest;
+// The store before the loop: `SH[X] = E;`, or `if (c) SH[X] = A; else SH[X] = B;` (the value
+// `(c) ? A : B`). The value's text is written into the variant.
+bool loadOf(const ScanMatcher& m, clang::ASTContext& ctx, const clang::Stmt* st, Scan& s, Index& x, std::string& value) {
+  SourceBuffer src(ctx);
+  auto text = [&](const clang::Expr* e) { return src.slice(src.off(e->getBeginLoc()), src.tokEnd(e->getEndLoc())); };
+  auto operand = [&](const clang::Expr* e) {
+    const clang::Expr* b = e->IgnoreImpCasts();
+    const bool plain = llvm::isa<clang::DeclRefExpr, clang::ArraySubscriptExpr, clang::IntegerLiteral, clang::FloatingLiteral,
+                                 clang::ParenExpr, clang::CallExpr>(b);
+    return plain ? text(e) : "(" + text(e) + ")";
   };
-  return (sameSlot(add->getLHS()) && varOf(add->getRHS()) == t) || (sameSlot(add->getRHS()) && varOf(add->getLHS()) == t);
+  auto store = [&](const clang::Stmt* a, const clang::Expr*& rhs) -> std::optional<Index> {
+    auto* b = llvm::dyn_cast_or_null<clang::BinaryOperator>(single(a));
+    if (!b || b->getOpcode() != clang::BO_Assign) return std::nullopt;
+    auto ix = m.access(b->getLHS(), s.sh, nullptr);
+    if (!ix) return std::nullopt;
+    rhs = b->getRHS();
+    return ix;
+  };
+  const clang::Expr* e = nullptr;
+  if (auto ix = store(st, e)) {
+    x = *ix;
+    value = text(e);
+    s.value = e;
+    return true;
+  }
+  auto* g = llvm::dyn_cast<clang::IfStmt>(st);
+  if (!g || !g->getElse() || g->getInit() || g->getConditionVariable()) return false;
+  const clang::Expr *a = nullptr, *b = nullptr;
+  auto ia = store(g->getThen(), a), ib = store(g->getElse(), b);
+  if (!ia || !ib || ia->rest != ib->rest || ia->tid != ib->tid || !src.inFile(g)) return false;
+  x = *ia;
+  value = "(" + text(g->getCond()) + ") ? " + operand(a) + " : " + operand(b);
+  s.value = g->getCond();
+  return true;
 }
 
-bool scanAt(const ScanMatcher& m, const clang::CompoundStmt* body, size_t i, Scan& s, std::string& why) {
-  if (i + 2 >= body->size()) return false;
-  auto* load = llvm::dyn_cast<clang::BinaryOperator>(body->body_begin()[i]);
-  auto* loop = llvm::dyn_cast<clang::ForStmt>(body->body_begin()[i + 2]);
-  if (!load || load->getOpcode() != clang::BO_Assign || !loop) return false;
+bool scanAt(const ScanMatcher& m, clang::ASTContext& ctx, const clang::CompoundStmt* body, size_t i, Scan& s, std::string& why) {
+  if (i + 1 >= body->size()) return false;
   s = Scan{};
-  auto x = m.access(load->getLHS(), s.sh, nullptr);
-  if (!x) return false;
-  if (usesDecl(load->getRHS(), s.sh)) return fail(why, "the value stored before the scan reads the array itself");
-  if (!isSyncthreads(body->body_begin()[i + 1])) return fail(why, "the store before the scan is not followed by __syncthreads()");
+  Index x;
+  std::string value;
+  if (!loadOf(m, ctx, body->body_begin()[i], s, x, value)) return false;
+  const bool load_barrier = isSyncthreads(body->body_begin()[i + 1]);
+  const size_t at = load_barrier ? i + 2 : i + 1;
+  auto* loop = at < body->size() ? llvm::dyn_cast<clang::ForStmt>(body->body_begin()[at]) : nullptr;
+  if (!loop) return false;
+  if (s.value && usesDecl(s.value, s.sh)) return fail(why, "the value stored before the scan reads the array itself");
   if (!loopHeader(loop, s, why)) return false;
   std::vector<const clang::Stmt*> st;
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(loop->getBody()))
     st.assign(cs->body_begin(), cs->body_end());
   else
     st.push_back(loop->getBody());
-  if (!doubleBuffer(m, st, s, why) && !singleBuffer(m, st, s, why))
+  const bool dbl = load_barrier && doubleBuffer(m, st, s, why);
+  if (!dbl && !singleBuffer(m, st, s, x.rest, load_barrier, why))
     return fail(why, "the loop's body is not a Hillis-Steele step (`SH[tid] += SH[tid - off]` with the barriers a "
                      "double or a single buffer needs)");
   s.load = i;
-  s.value = load->getRHS();
-  s.tid = x->tid;
+  s.loop_at = at;
+  s.value_text = value;
+  s.tid = x.tid;
   return true;
 }
 
@@ -473,7 +606,7 @@ class BlockScanShuffle : public Transform {
     Scan s;
     std::string why;
     bool found = false;
-    for (size_t i = 0; i < body->size() && !found; ++i) found = scanAt(m, body, i, s, why);
+    for (size_t i = 0; i < body->size() && !found; ++i) found = scanAt(m, ctx, body, i, s, why);
     if (!found)
       return TransformResult::no(why.empty() ? "no Hillis-Steele scan in the kernel's body (`SH[tid] = v; __syncthreads(); "
                                                "for (int off = 1; off < n; off *= 2) { ... SH[tid - off] ... __syncthreads(); }`)"
@@ -483,11 +616,11 @@ class BlockScanShuffle : public Transform {
       return TransformResult::no("__shfl_up_sync does not take " + s.sh->getNameAsString() + "'s element type " + elementType(ctx, s.sh));
     if (auto r = blockRefusal(req.facts)) return TransformResult::no(*r);
     AfterUses after(ctx, m, s);
-    for (size_t j = s.load + 3; j < body->size() && after.why.empty(); ++j)
+    for (size_t j = s.loop_at + 1; j < body->size() && after.why.empty(); ++j)
       after.TraverseStmt(const_cast<clang::Stmt*>(body->body_begin()[j]));
     if (!after.why.empty()) return TransformResult::no(after.why);
     for (const clang::VarDecl* v : s.bookkeeping)
-      for (size_t j = s.load + 3; j < body->size(); ++j)
+      for (size_t j = s.loop_at + 1; j < body->size(); ++j)
         for (const clang::DeclRefExpr* r : refsTo(body->body_begin()[j], v)) {
           bool inside = false;
           for (const auto* a : after.reads)
@@ -497,7 +630,7 @@ class BlockScanShuffle : public Transform {
         }
 
     const clang::Stmt* first = body->body_begin()[s.load];
-    const clang::Stmt* last = body->body_begin()[s.load + 2];
+    const clang::Stmt* last = body->body_begin()[s.loop_at];
     if (!src.inFile(first) || !src.inFile(last) || !src.inFile(s.value)) return TransformResult::no("the scan is written through a macro");
     for (const auto* a : after.reads)
       if (!src.inFile(a)) return TransformResult::no("a read after the scan is written through a macro");
@@ -518,8 +651,7 @@ class BlockScanShuffle : public Transform {
       if (ds && ds->isSingleDecl() && ds->getSingleDecl() == s.sh && src.inFile(b)) edit_from = src.off(b);
     }
     const std::string in = src.indentOf(from);
-    const std::string text = shuffleText(elementType(ctx, s.sh), src.slice(src.off(s.value->getBeginLoc()), src.tokEnd(s.value->getEndLoc())),
-                                         s.tid, in);
+    const std::string text = shuffleText(elementType(ctx, s.sh), s.value_text, s.tid, in);
     if (req.rewriter.ReplaceText(src.at(edit_from), to - edit_from, text)) return TransformResult::no("the rewriter refused the edit");
     for (const auto* a : after.reads) {
       const unsigned b = src.off(a->getBeginLoc()), e = src.tokEnd(a->getEndLoc());

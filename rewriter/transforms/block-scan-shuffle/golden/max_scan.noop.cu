@@ -1,4 +1,4 @@
-// golden: refuses="not a Hillis-Steele step"
+// golden: refuses="does not leave SH[tid] + SH[tid - off]"
 // A running maximum: the step combines with fmaxf, not a sum.
 __global__ void k(const float* in, float* out)
 {
