@@ -12,7 +12,8 @@
 // What is rewritten: the row index becomes the warp index; each top-level `for (int c = A; c < B;
 // ++c)` of the row's code is strided over the lanes; a scalar the loop accumulates into (`s += e`,
 // `m = fmaxf(m, e)`, fminf, max, min, fmax, fmin) is combined across the lanes after the loop
-// with a butterfly of __shfl_xor_sync, so every lane holds the row's value; a loop that stores is
+// with a butterfly of __shfl_xor_sync, so every lane holds the row's value (a first maximum and its
+// column, `if (v > best) { best = v; at = c; }`, as a pair: larger value, then smaller column); a loop that stores is
 // followed by __syncwarp() when code follows it (a later loop may read what another lane wrote);
 // top-level statements that store outside loops run on lane 0 only.
 // When it is sound: the loops' iterations are independent except for those accumulations (the
@@ -27,6 +28,7 @@
 // Inverse: undoes exactly these edits (index / 32, kl_lane, the strided loops back to `++c`, the
 // butterflies, __syncwarp and the lane-0 guards).
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -200,6 +202,57 @@ bool constantDecl(clang::ASTContext& ctx, const clang::Stmt* s) {
   return true;
 }
 
+// The first-maximum update of a row loop, `if (v > best) { best = v; at = c; }` (or `best < v`; the
+// two assignments in either order; v an expression without side effects): best and at, combined
+// across lanes by value, then by the smaller column (strict `>` keeps the first maximum).
+struct ArgMax {
+  const clang::VarDecl* best = nullptr;
+  const clang::VarDecl* at = nullptr;
+};
+
+std::optional<ArgMax> argMaxUpdate(clang::ASTContext& ctx, const clang::Stmt* body, const clang::VarDecl* counter) {
+  std::vector<const clang::Stmt*> st;
+  if (auto* cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(body)) st.assign(cs->body_begin(), cs->body_end());
+  else if (body) st.push_back(body);
+  for (const clang::Stmt* x : st) {
+    auto* g = llvm::dyn_cast<clang::IfStmt>(x);
+    auto* c = g ? llvm::dyn_cast<clang::BinaryOperator>(g->getCond()->IgnoreParenImpCasts()) : nullptr;
+    if (!c || g->getElse() || g->getInit() || g->getConditionVariable()) continue;
+    const clang::Expr* v = nullptr;
+    const clang::VarDecl* best = nullptr;
+    if (c->getOpcode() == clang::BO_GT) {
+      v = c->getLHS();
+      best = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(c->getRHS()));
+    } else if (c->getOpcode() == clang::BO_LT) {
+      v = c->getRHS();
+      best = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(c->getLHS()));
+    }
+    if (!best || !llvm::isa<clang::DeclRefExpr>((c->getOpcode() == clang::BO_GT ? c->getRHS() : c->getLHS())->IgnoreParenImpCasts()) ||
+        v->HasSideEffects(ctx) || usesDecl(v, best) || !best->getType()->isArithmeticType())
+      continue;
+    auto* then = llvm::dyn_cast<clang::CompoundStmt>(g->getThen());
+    if (!then || then->size() != 2) continue;
+    ArgMax m;
+    bool value_set = false;
+    for (const clang::Stmt* a : then->body()) {
+      auto* b = llvm::dyn_cast<clang::BinaryOperator>(a);
+      if (!b || b->getOpcode() != clang::BO_Assign) break;
+      auto* lhs = llvm::dyn_cast_or_null<clang::VarDecl>(referencedDecl(b->getLHS()));
+      if (!lhs || !llvm::isa<clang::DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts())) break;
+      if (lhs == best && squeeze(sourceText(ctx, b->getRHS()->getSourceRange())) == squeeze(sourceText(ctx, v->getSourceRange()))) {
+        value_set = true;
+      } else if (lhs != best && lhs->getType()->isIntegerType() && referencedDecl(b->getRHS()) == counter &&
+                 llvm::isa<clang::DeclRefExpr>(b->getRHS()->IgnoreParenImpCasts())) {
+        m.at = lhs;
+      }
+    }
+    if (!value_set || !m.at) continue;
+    m.best = best;
+    return m;
+  }
+  return std::nullopt;
+}
+
 // `for (int c = A; c < B; ++c)`: the counter, or null.
 const clang::VarDecl* columnLoop(const clang::ForStmt* fs) {
   auto* ds = llvm::dyn_cast_or_null<clang::DeclStmt>(fs->getInit());
@@ -325,11 +378,14 @@ class WarpPerRow : public Transform {
         if (scan.loaded_bases.count(b) && scan.off_counter_bases.count(b))
           return TransformResult::no("a row loop reads " + b->getNameAsString() + ", which it stores to");
       std::vector<Accumulator> accs;
-      for (const auto& [v, form] : scan.outer_updates) {
+      const std::optional<ArgMax> argmax = argMaxUpdate(ctx, fs->getBody(), c);
+      for (auto [v, form] : scan.outer_updates) {
         if (v == c) return TransformResult::no("a row loop's body changes its counter " + c->getNameAsString());
+        if (argmax && v == argmax->at) continue;  // combined with its value
+        if (argmax && v == argmax->best) form = "argmax";
         if (form.empty())
           return TransformResult::no("a row loop assigns " + v->getNameAsString() +
-                                     ", declared outside it, other than as a sum or a min/max");
+                                     ", declared outside it, other than as a sum or a min/max (or a first maximum and its column)");
         bool seen = false;
         for (const auto& a : accs) seen |= a.var == v && a.combine == form;
         if (!seen) accs.push_back({v, form});
@@ -365,6 +421,16 @@ class WarpPerRow : public Transform {
       for (const auto& a : accs) {
         std::string v = a.var->getNameAsString();
         std::string shfl = "__shfl_xor_sync(0xffffffffu, " + v + ", kl_offset)";
+        if (a.combine == "argmax") {
+          // The larger value, on a tie the smaller column: every lane ends with the row's first maximum.
+          const std::string i = argmax->at->getNameAsString();
+          const std::string T = a.var->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+          const std::string I = argmax->at->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+          after += "\n" + indent + kButterfly + "{ const " + T + " kl_v = " + shfl + "; const " + I +
+                   " kl_i = __shfl_xor_sync(0xffffffffu, " + i + ", kl_offset); if (kl_v > " + v + " || (kl_v == " + v +
+                   " && kl_i < " + i + ")) { " + v + " = kl_v; " + i + " = kl_i; } }";
+          continue;
+        }
         after += "\n" + indent + kButterfly +
                  (a.combine == "+" ? v + " += " + shfl : v + " = " + a.combine + "(" + v + ", " + shfl + ")") + ";";
       }
