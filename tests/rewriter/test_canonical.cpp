@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "core/manifest.h"
+#include "core/skill.h"
 #include "rewriter/apply.h"
 #include "rewriter/canonical/canonical.h"
 #include "rewriter/extract.h"
@@ -201,4 +202,27 @@ TEST_CASE("canonical: the transfer suite's gemm_naive with its 32 x 32 block get
   CHECK_FALSE(s.geometry.block_x.has_value());
   // A 32 x 8 block does not cover whole 64 x 64 tiles with square blocks: refused.
   CHECK_FALSE(forward(u, c.overlay, "gemm_naive", "tile-sgemm", blockOf(32, 8)).applied);
+}
+
+TEST_CASE("canonical: the transfer suite's grid-stride while histogram matches a library skill of privatize-histogram, which applies", "[canonical]") {
+  Unit u = unitOf("src/histogram.cu", "histo_kernel");
+  CanonicalForm c = canonicalize(u.overlay, u.args, u.file, "histo_kernel", u.info);
+  REQUIRE_FALSE(c.applied.empty());
+  CHECK_THAT(c.applied[0], Catch::StartsWith("grid-stride-while:"));
+  // The skill search asks the features of the normal form: a grid-stride loop of atomics, no guard.
+  const std::vector<Skill> skills = loadSkills({std::string(KLINEAGE_SOURCE_DIR) + "/skills"}, transformIds());
+  std::vector<std::string> fitting;
+  for (const Skill& s : skills) {
+    if (s.transform != "privatize-histogram") continue;
+    bool fits = true;
+    for (const auto& f : s.requires_features) fits = fits && kernelHasFeature(c.info, f);
+    for (const auto& f : s.forbids_features) fits = fits && !kernelHasFeature(c.info, f);
+    if (fits) fitting.push_back(s.id);
+  }
+  INFO("privatize-histogram skills whose features fit the normal form");
+  REQUIRE(fitting == std::vector<std::string>{"privatize-histogram-grid-stride"});
+  StepResult r = forward(u, c.overlay, "histo_kernel", "privatize-histogram", blockOf(256));
+  INFO(r.reason);
+  CHECK(r.applied);
+  CHECK_FALSE(r.geometry.changes());  // a grid-stride kernel keeps its grid
 }
