@@ -1,5 +1,7 @@
 #include "rewriter/features/cuda_matchers.h"
 
+#include "rewriter/ast_util.h"
+
 #include <clang/AST/Type.h>
 
 namespace klineage {
@@ -44,6 +46,35 @@ bool isSyncthreads(const clang::Stmt* s) {
 const clang::VarDecl* varOf(const clang::Expr* e) {
   auto* d = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e ? stripIndexCasts(e) : nullptr);
   return d ? llvm::dyn_cast<clang::VarDecl>(d->getDecl()) : nullptr;
+}
+
+bool isThreadIndexX(clang::ASTContext& ctx, const clang::Stmt* body, const clang::Expr* e, std::string* text,
+                    const clang::VarDecl** var) {
+  const clang::Expr* x = stripIndexCasts(e);
+  if (isBuiltinMember(x, "threadIdx", "x")) {
+    if (text) *text = "threadIdx.x";
+    return true;
+  }
+  const clang::VarDecl* v = varOf(x);
+  if (!v || !v->isLocalVarDecl() || !v->getInit() || !v->getType()->isIntegerType()) return false;
+  if (!isBuiltinMember(stripIndexCasts(v->getInit()), "threadIdx", "x")) return false;
+  if (!onlyReads(ctx, body, v)) return false;
+  if (text) *text = v->getNameAsString();
+  if (var) *var = v;
+  return true;
+}
+
+std::string arrayElementType(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  return at ? at->getElementType().getAsString(ctx.getPrintingPolicy()) : "";
+}
+
+bool shufflesArrayElement(clang::ASTContext& ctx, const clang::VarDecl* sh) {
+  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
+  if (!at) return false;
+  clang::QualType e = at->getElementType();
+  if (e->isDependentType()) return true;
+  return !e.isVolatileQualified() && shuffleTakes(e);
 }
 
 bool isBuiltinMember(const clang::Expr* e, const char* var, const char* field) {

@@ -39,6 +39,17 @@ bool isIntLiteral(const clang::Expr* e, uint64_t v);
 bool isSyncthreads(const clang::Stmt* s);
 const clang::VarDecl* varOf(const clang::Expr* e);
 
+// The thread's x index as the shared-memory transforms accept it: `threadIdx.x` (text
+// "threadIdx.x"), or a local initialized from it that nothing under `body` writes (text: its name;
+// *var set). Casts as stripIndexCasts.
+bool isThreadIndexX(clang::ASTContext& ctx, const clang::Stmt* body, const clang::Expr* e, std::string* text = nullptr,
+                    const clang::VarDecl** var = nullptr);
+
+// A shared array's element type as written in the variant ("" when sh is not an array), and whether
+// the warp shuffles take it (shuffleTakes; a dependent type is left to the gate's compile).
+std::string arrayElementType(clang::ASTContext& ctx, const clang::VarDecl* sh);
+bool shufflesArrayElement(clang::ASTContext& ctx, const clang::VarDecl* sh);
+
 // e (through stripIndexCasts) matches inner.
 AST_MATCHER_P(clang::Expr, ignoringIndexCasts, Matcher<clang::Expr>, inner) {
   const clang::Expr* e = stripIndexCasts(&Node);

@@ -95,17 +95,9 @@ class ScanMatcher {
 
   // tid: threadIdx.x, or a local initialized from it that the kernel never writes.
   bool isTid(const clang::Expr* e, std::string* text = nullptr) const {
-    const clang::Expr* x = stripIndexCasts(e);
-    if (isBuiltinMember(x, "threadIdx", "x")) {
-      if (text) *text = "threadIdx.x";
-      return true;
-    }
-    const clang::VarDecl* v = varOf(x);
-    if (!v || !v->isLocalVarDecl() || !v->getInit() || !v->getType()->isIntegerType()) return false;
-    if (!isBuiltinMember(stripIndexCasts(v->getInit()), "threadIdx", "x")) return false;
-    if (!onlyReads(ctx_, body_, v)) return false;
-    if (text) *text = v->getNameAsString();
-    tid_var_ = v;
+    const clang::VarDecl* v = nullptr;
+    if (!cuda::isThreadIndexX(ctx_, body_, e, text, &v)) return false;
+    if (v) tid_var_ = v;
     return true;
   }
 
@@ -514,18 +506,8 @@ struct AfterUses : clang::RecursiveASTVisitor<AfterUses> {
   }
 };
 
-std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) {
-  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
-  return at ? at->getElementType().getAsString(ctx.getPrintingPolicy()) : "";
-}
-
-bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) {
-  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
-  if (!at) return false;
-  clang::QualType e = at->getElementType();
-  if (e->isDependentType()) return true;
-  return !e.isVolatileQualified() && shuffleTakes(e);
-}
+std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::arrayElementType(ctx, sh); }
+bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::shufflesArrayElement(ctx, sh); }
 
 // What forward writes in place of the store, the barrier and the loop.
 std::string shuffleText(const std::string& T, const std::string& value, const std::string& tid, const std::string& in) {

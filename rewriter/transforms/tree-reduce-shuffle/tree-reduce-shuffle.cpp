@@ -77,19 +77,7 @@ class TreeMatcher {
   TreeMatcher(clang::ASTContext& ctx, const clang::CompoundStmt* body) : ctx_(ctx), body_(body) {}
 
   // tid: threadIdx.x, or a local initialized from it that the kernel never writes.
-  bool isTid(const clang::Expr* e, std::string* text = nullptr) const {
-    const clang::Expr* x = stripIndexCasts(e);
-    if (isBuiltinMember(x, "threadIdx", "x")) {
-      if (text) *text = "threadIdx.x";
-      return true;
-    }
-    const clang::VarDecl* v = varOf(x);
-    if (!v || !v->isLocalVarDecl() || !v->getInit() || !v->getType()->isIntegerType()) return false;
-    if (!isBuiltinMember(stripIndexCasts(v->getInit()), "threadIdx", "x")) return false;
-    if (!onlyReads(ctx_, body_, v)) return false;
-    if (text) *text = v->getNameAsString();
-    return true;
-  }
+  bool isTid(const clang::Expr* e, std::string* text = nullptr) const { return cuda::isThreadIndexX(ctx_, body_, e, text); }
 
   // SH[tid] for the shared array `sh` (set on first use).
   bool isSlot(const clang::Expr* e, const clang::VarDecl*& sh, std::string& tid) const {
@@ -294,20 +282,11 @@ struct AfterUses : clang::RecursiveASTVisitor<AfterUses> {
   }
 };
 
-std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) {
-  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
-  return at ? at->getElementType().getAsString(ctx.getPrintingPolicy()) : "";
-}
+std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::arrayElementType(ctx, sh); }
 
 // Whether __shfl_down_sync takes the element type (dependent types are checked when instantiated,
 // by the gate's compile).
-bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) {
-  const clang::ArrayType* at = ctx.getAsArrayType(sh->getType());
-  if (!at) return false;
-  clang::QualType e = at->getElementType();
-  if (e->isDependentType()) return true;
-  return !e.isVolatileQualified() && shuffleTakes(e);
-}
+bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::shufflesArrayElement(ctx, sh); }
 
 // The forward text for the parts, its first line at the statement's place, the others indented.
 std::string shuffleText(const std::string& T, const std::string& sh, const std::string& tid, const Op& op,
