@@ -531,11 +531,9 @@ class Promotion {
     // the variables: promoted storage, local pointers to float, dynamic shared memory
     for (const clang::VarDecl* v : c_.vars) {
       if (!isLocal(v)) continue;
-      const bool shared = v->hasAttr<clang::CUDASharedAttr>();
       if (isFloat(elementOf(v->getType()))) {
-        // The kernel's own `extern __shared__ float` array becomes doubles: the runner launches the
-        // oracle with twice the original's dynamic shared memory (docs/runner-job.md, "The oracle").
-        (void)shared;
+        // The kernel's own `extern __shared__ float` array becomes doubles too: the runner launches
+        // the oracle with twice the original's dynamic shared memory (docs/runner-job.md, "The oracle").
         promoted_.insert(v);
         continue;
       }
