@@ -9,6 +9,7 @@ std::unique_ptr<Transform> makeGridStrideWhile();
 std::unique_ptr<Transform> makeEarlyReturnGuard();
 std::unique_ptr<Transform> makeSplitBoundsGuard();
 std::unique_ptr<Transform> makeSelectToMinMax();
+std::unique_ptr<Transform> makeInlinePointerOffset();
 
 const std::vector<const Transform*>& canonicalPasses() {
   // Macros first: a guard or an index written through a macro is then seen by the passes after it.
@@ -19,6 +20,7 @@ const std::vector<const Transform*>& canonicalPasses() {
     v.push_back(makeEarlyReturnGuard());
     v.push_back(makeSplitBoundsGuard());
     v.push_back(makeSelectToMinMax());
+    v.push_back(makeInlinePointerOffset());
     return v;
   }();
   static const std::vector<const Transform*> passes = [] {

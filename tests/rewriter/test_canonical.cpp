@@ -132,21 +132,36 @@ TEST_CASE("canonical: the transfer suite's one-thread-per-row softmax and layern
   StepResult before = forward(s, s.overlay, "softmax_forward_kernel", "warp-per-row", blockOf(256));
   CHECK_FALSE(before.applied);
   CanonicalForm cs = canonicalize(s.overlay, s.args, s.file, "softmax_forward_kernel", s.info);
-  REQUIRE(cs.applied.size() == 1);
+  // the running max, then the two row pointers x = inp + idx * C and y = out + idx * C
+  REQUIRE(cs.applied.size() == 3);
   CHECK_THAT(cs.applied[0], Catch::StartsWith("select-to-minmax:"));
+  CHECK_THAT(cs.applied[1], Catch::StartsWith("inline-pointer-offset:"));
+  CHECK_THAT(cs.applied[2], Catch::StartsWith("inline-pointer-offset:"));
+  const std::string& text = cs.overlay.at(s.file);
+  CHECK(text.find("inp[idx * C + j]") != std::string::npos);
+  CHECK(text.find("out[idx * C + j]") != std::string::npos);
   StepResult after = forward(s, cs.overlay, "softmax_forward_kernel", "warp-per-row", blockOf(256));
   INFO(after.reason);
   CHECK(after.applied);
   CHECK(after.geometry.grid_x_multiplier == 32);
+  // the row read at inp[idx * C + j] is still the row row-registers keeps in registers
+  StepResult regs = forward(s, after.overlay, "softmax_forward_kernel", "row-registers", blockOf(256));
+  INFO(regs.reason);
+  CHECK(regs.applied);
 
   // layernorm: a constant before the row index, an early return, double accumulators, three outputs.
   Unit l = unitOf("src/rows.cu", "layernorm_forward_kernel");
   CanonicalForm cl = canonicalize(l.overlay, l.args, l.file, "layernorm_forward_kernel", l.info);
-  REQUIRE(cl.applied.size() == 1);
+  REQUIRE(cl.applied.size() == 3);
   CHECK_THAT(cl.applied[0], Catch::StartsWith("early-return-guard:"));
+  CHECK_THAT(cl.applied[1], Catch::StartsWith("inline-pointer-offset:"));
+  CHECK_THAT(cl.applied[2], Catch::StartsWith("inline-pointer-offset:"));
   StepResult ln = forward(l, cl.overlay, "layernorm_forward_kernel", "warp-per-row", blockOf(256));
   INFO(ln.reason);
   CHECK(ln.applied);
+  StepResult lregs = forward(l, ln.overlay, "layernorm_forward_kernel", "row-registers", blockOf(256));
+  INFO(lregs.reason);
+  CHECK(lregs.applied);
   // A block that is not whole warps is still refused.
   CHECK_FALSE(forward(l, cl.overlay, "layernorm_forward_kernel", "warp-per-row", blockOf(48)).applied);
 }

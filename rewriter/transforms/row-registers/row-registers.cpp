@@ -155,13 +155,52 @@ std::optional<Strided> stridedLoop(const clang::Stmt* s, const clang::VarDecl* l
   return st;
 }
 
-// Reads p[c] (c: the loop's counter) of pointer variables in a strided loop's body, by pointer.
+// An index at the counter c: `c` (offset "") or `R + c` / `c + R` with R an offset that is the same
+// in every loop and on every lane of the row: parameters, constants and variables the kernel never
+// writes (the row's start `row * C` in normal form, where the row pointer is substituted), no
+// memory, no calls. The offset's text (squeezed), else nullopt.
+std::optional<std::string> counterIndex(const clang::Expr* idx, const clang::VarDecl* c, clang::ASTContext* ctx,
+                                        const clang::Stmt* body, const clang::Expr** offset = nullptr) {
+  if (offset) *offset = nullptr;
+  if (referencedDecl(idx) == c) return std::string();
+  auto* add = llvm::dyn_cast<clang::BinaryOperator>(bare(idx));
+  if (!add || add->getOpcode() != clang::BO_Add || !ctx || !body) return std::nullopt;
+  for (auto [cc, r] : {std::pair{add->getRHS(), add->getLHS()}, std::pair{add->getLHS(), add->getRHS()}}) {
+    if (referencedDecl(cc) != c || usesDecl(r, c) || r->HasSideEffects(*ctx)) continue;
+    struct V : clang::RecursiveASTVisitor<V> {
+      clang::ASTContext* ctx;
+      const clang::Stmt* body;
+      bool ok = true;
+      bool VisitStmt(clang::Stmt* s) {
+        if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr>(s)) ok = false;
+        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) ok = false;
+        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(s))
+          if (auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl()); v && !onlyReads(*ctx, body, v)) ok = false;
+        return ok;
+      }
+    } v;
+    v.ctx = ctx;
+    v.body = body;
+    v.TraverseStmt(const_cast<clang::Expr*>(r));
+    if (!v.ok) continue;
+    if (offset) *offset = r;
+    return squeeze(sourceText(*ctx, r->getSourceRange()));
+  }
+  return std::nullopt;
+}
+
+// Reads p[c] or p[R + c] (c: the loop's counter) of pointer variables in a strided loop's body, by
+// pointer and offset.
+using RowKey = std::pair<const clang::ValueDecl*, std::string>;
 struct CounterReads : clang::RecursiveASTVisitor<CounterReads> {
   const clang::VarDecl* c;
+  clang::ASTContext* ctx;
+  const clang::Stmt* body;
   std::set<const clang::Expr*> written;
-  std::map<const clang::ValueDecl*, std::vector<const clang::ArraySubscriptExpr*>> reads;
-  std::vector<const clang::ValueDecl*> order;  // pointers in the order first read
-  explicit CounterReads(const clang::VarDecl* counter) : c(counter) {}
+  std::map<RowKey, std::vector<const clang::ArraySubscriptExpr*>> reads;
+  std::vector<RowKey> order;  // pointers (and offsets) in the order first read
+  CounterReads(const clang::VarDecl* counter, clang::ASTContext* c_, const clang::Stmt* b)
+      : c(counter), ctx(c_), body(b) {}
   bool VisitBinaryOperator(clang::BinaryOperator* bo) {
     if (bo->isAssignmentOp()) written.insert(bare(bo->getLHS()));
     return true;
@@ -171,12 +210,14 @@ struct CounterReads : clang::RecursiveASTVisitor<CounterReads> {
     return true;
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
-    if (written.count(e) || referencedDecl(e->getIdx()) != c) return true;
+    if (written.count(e)) return true;
+    std::optional<std::string> off = counterIndex(e->getIdx(), c, ctx, body);
+    if (!off) return true;
     auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bare(e->getBase()));
     if (!dre || !dre->getDecl()->getType()->isPointerType()) return true;
-    const clang::ValueDecl* p = dre->getDecl();
-    if (!reads.count(p)) order.push_back(p);
-    reads[p].push_back(e);
+    const RowKey key{dre->getDecl(), *off};
+    if (!reads.count(key)) order.push_back(key);
+    reads[key].push_back(e);
     return true;
   }
 };
@@ -202,6 +243,9 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   bool local_arrays = false;  // uses an array declared outside the body (per-thread state)
   bool atomics = false;
   std::string why;
+  std::string xoff;  // x's offset R (x[R + c]), "" for x[c]
+  clang::ASTContext* actx = nullptr;
+  const clang::Stmt* kbody = nullptr;
   BodyScan(const clang::VarDecl* counter, const clang::ValueDecl* xp) : c(counter), x(xp) {}
   bool fail(std::string w) {
     if (why.empty()) why = std::move(w);
@@ -272,8 +316,9 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
     return true;
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
-    const bool is_x = referencedDecl(e->getBase()) == x && referencedDecl(e->getIdx()) == c;
-    if (referencedDecl(e->getIdx()) == c) ++counter_indices;
+    const std::optional<std::string> off = counterIndex(e->getIdx(), c, actx, kbody);
+    const bool is_x = referencedDecl(e->getBase()) == x && off && *off == xoff;
+    if (off) ++counter_indices;
     if (isLocalArray(e)) {
       if (auto* d = referencedDecl(e->getBase()); !d || !inner.count(d)) local_arrays = true;
     }
@@ -442,6 +487,8 @@ struct VecLoop {
 
 struct Plan {
   const clang::ValueDecl* x = nullptr;
+  std::string xoff;            // the row's offset R when it is read as x[R + c] (normal form), else ""
+  const clang::Expr* xoff_expr = nullptr;
   std::string elem;  // T
   std::string bound;  // B's name
   std::vector<Strided> loops;
@@ -463,6 +510,16 @@ std::string zeroOf(const std::string& t) {
   return t.find(' ') == std::string::npos ? t + "(0)" : "static_cast<" + t + ">(0)";
 }
 
+// R as written, parenthesized when it binds looser than + (it is followed by `+ kl_j * 32 + kl_lane`).
+std::string offsetText(const Plan& p) {
+  const clang::Expr* r = p.xoff_expr->IgnoreImpCasts();
+  const std::string t = sourceText(p.x->getASTContext(), p.xoff_expr->getSourceRange());
+  auto* b = llvm::dyn_cast<clang::BinaryOperator>(r);
+  const bool loose = llvm::isa<clang::ConditionalOperator>(r) ||
+                     (b && !b->isMultiplicativeOp() && !b->isAdditiveOp());
+  return loose ? "(" + t + ")" : t;
+}
+
 std::string prefetchText(const Plan& p, long long k, const std::string& indent) {
   const std::string ks = std::to_string(k);
   return std::string(kComment) + " (rows of up to " + std::to_string(k * 32) + ")\n" +  //
@@ -471,7 +528,8 @@ std::string prefetchText(const Plan& p, long long k, const std::string& indent) 
          indent + "if (kl_in_regs) {\n" +                                               //
          indent + "  #pragma unroll\n" +                                                //
          indent + "  for (int kl_j = 0; kl_j < " + ks + "; ++kl_j) kl_row[kl_j] = kl_j * 32 + kl_lane < " + p.bound +
-         " ? " + p.x->getNameAsString() + "[kl_j * 32 + kl_lane] : " + zeroOf(p.elem) + ";\n" +  //
+         " ? " + p.x->getNameAsString() + "[" + (p.xoff.empty() ? "" : offsetText(p) + " + ") +
+         "kl_j * 32 + kl_lane] : " + zeroOf(p.elem) + ";\n" +  //
          indent + "}\n" + indent;
 }
 
@@ -910,21 +968,25 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
 
 // Which pointer the strided loops read at their counter most often: x (ties: the first read).
 // `why` says why there is none worth keeping in registers.
-Plan choose(const std::vector<Strided>& strided, std::string& why) {
+Plan choose(clang::ASTContext& ctx, const clang::Stmt* body, const std::vector<Strided>& strided, std::string& why) {
   Plan p;
-  std::map<const clang::ValueDecl*, unsigned> loops_reading;
-  std::vector<const clang::ValueDecl*> order;
+  std::map<RowKey, unsigned> loops_reading;
+  std::vector<RowKey> order;
   for (const Strided& st : strided) {
-    CounterReads cr(st.counter);
+    CounterReads cr(st.counter, &ctx, body);
     cr.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
-    for (const clang::ValueDecl* d : cr.order) {
+    for (const RowKey& d : cr.order) {
       if (!loops_reading.count(d)) order.push_back(d);
       ++loops_reading[d];
     }
   }
   unsigned best = 0;
-  for (const clang::ValueDecl* d : order)
-    if (loops_reading[d] > best) best = loops_reading[d], p.x = d;
+  for (const RowKey& d : order)
+    if (loops_reading[d] > best) {
+      best = loops_reading[d];
+      p.x = d.first;
+      p.xoff = d.second;
+    }
   if (!p.x) {
     why = "no strided loop reads a pointer at its counter (p[c])";
     return p;
@@ -935,8 +997,22 @@ Plan choose(const std::vector<Strided>& strided, std::string& why) {
     p.x = nullptr;
     return p;
   }
+  if (!p.xoff.empty()) {
+    // R as written in the first loop that reads the row (the same text in every loop)
+    for (const Strided& st : strided) {
+      CounterReads cr(st.counter, &ctx, body);
+      cr.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
+      auto it = cr.reads.find(RowKey{p.x, p.xoff});
+      if (it == cr.reads.end()) continue;
+      counterIndex(it->second.front()->getIdx(), st.counter, &ctx, body, &p.xoff_expr);
+      break;
+    }
+  }
   for (const Strided& st : strided) {
     BodyScan scan(st.counter, p.x);
+    scan.xoff = p.xoff;
+    scan.actx = &ctx;
+    scan.kbody = body;
     scan.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
     if (scan.x_reads.empty()) continue;
     p.loops.push_back(st);
@@ -1314,9 +1390,12 @@ class RowRegisters : public Transform {
     if (strided.empty())
       return TransformResult::no("the kernel is not in warp-per-row's form (no top-level `for (int c = S + kl_lane; c < B; c += 32)`)");
     std::string why;
-    Plan p = choose(strided, why);
+    Plan p = choose(ctx, body, strided, why);
     if (!p.x) return TransformResult::no(why);
     const std::string xn = p.x->getNameAsString();
+    if (width == 4 && !p.xoff.empty())
+      return TransformResult::no("vector_width 4 needs the row as a pointer read at the counter (" + xn + "[c]), not " + xn +
+                                 "[" + p.xoff + " + c]");
     clang::QualType pointee = p.x->getType()->getPointeeType();
     if (!pointee->isArithmeticType() || pointee->isAnyComplexType())
       return TransformResult::no(xn + "'s elements are not a built-in arithmetic type");
@@ -1491,7 +1570,7 @@ class RowRegisters : public Transform {
     if (ifs.empty() || fallbacks[0].index != at + 3)
       return TransformResult::no("the register loops do not follow kl_row's fill");
     std::string why;
-    Plan p = choose(fallbacks, why);
+    Plan p = choose(ctx, body, fallbacks, why);
     if (!p.x || p.loops.size() != fallbacks.size() || !fallbacks[0].bound)
       return TransformResult::no("the fallback loops are not what row-registers keeps" + (why.empty() ? "" : ": " + why));
     p.elem = p.x->getType()->getPointeeType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());

@@ -19,7 +19,8 @@
 // When it is sound: the loops' iterations are independent except for those accumulations (the
 // transform refuses other assignments to variables declared outside a loop, break, goto and
 // returns inside loops, barriers and warp collectives, a loop that reads the pointer it writes
-// through other than at exactly its counter (`y[c] = e; s += y[c];` reads the lane's own element),
+// through other than at its counter (`y[c] = e; s += y[c];` reads the lane's own element; so does
+// `y[R + c]` with R the same on every lane: `out[row * C + c]`),
 // any other use of threadIdx/blockIdx/blockDim/gridDim, and `s +=` accumulators not
 // declared with the initializer 0 or used before the loop), pointers do not overlap (the skill's
 // no-overlap fact), and the block is 1-D with a multiple of 32 threads (TransformFacts: a warp never
@@ -29,6 +30,7 @@
 // butterflies, __syncwarp and the lane-0 guards).
 #include <functional>
 #include <optional>
+#include <map>
 #include <set>
 
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -93,15 +95,55 @@ struct Scan : LoopDepthVisitor<Scan> {
   std::set<const clang::ValueDecl*> inner;  // declared inside the scanned code
   std::set<const clang::ValueDecl*> stored_bases, loaded_bases;
   // The strided loop's counter (null outside one), and the bases accessed at any other index than
-  // exactly it (*p, p[c - 1], p[2 * c]): only those can reach another lane's element.
+  // the lane's own element (*p, p[c - 1], p[2 * c]): only those can reach another lane's element.
   const clang::VarDecl* counter = nullptr;
+  clang::ASTContext* actx = nullptr;
+  const clang::Stmt* kernel_body = nullptr;
   std::set<const clang::ValueDecl*> off_counter_bases;
+  // `c`, or `R + c` / `c + R` with R the same on every lane of the row: parameters, constants and
+  // variables the kernel never writes (the row index, its offset `row * C`), no memory, no calls.
+  bool ownElement(const clang::Expr* idx) const {
+    if (referencedDecl(idx) == counter && llvm::isa<clang::DeclRefExpr>(idx->IgnoreParenImpCasts())) return true;
+    auto* add = llvm::dyn_cast<clang::BinaryOperator>(idx->IgnoreParenImpCasts());
+    if (!add || add->getOpcode() != clang::BO_Add || !actx || !kernel_body) return false;
+    for (auto [c, r] : {std::pair{add->getRHS(), add->getLHS()}, std::pair{add->getLHS(), add->getRHS()}}) {
+      if (referencedDecl(c) != counter || !llvm::isa<clang::DeclRefExpr>(c->IgnoreParenImpCasts())) continue;
+      if (laneUniform(r)) return true;
+    }
+    return false;
+  }
+  bool laneUniform(const clang::Expr* r) const {
+    struct U : clang::RecursiveASTVisitor<U> {
+      clang::ASTContext* ctx;
+      const clang::Stmt* body;
+      const std::set<const clang::ValueDecl*>* inner;
+      bool ok = true;
+      bool VisitStmt(clang::Stmt* s) {
+        if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr>(s)) ok = false;
+        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) ok = false;
+        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+          auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl());
+          if (v && (inner->count(v) || !onlyReads(*ctx, body, v))) ok = false;
+        }
+        return ok;
+      }
+    } u;
+    u.ctx = actx;
+    u.body = kernel_body;
+    u.inner = &inner;
+    u.TraverseStmt(const_cast<clang::Expr*>(r));
+    return u.ok && !r->HasSideEffects(*actx);
+  }
+  // Per base, the index texts of its accesses: one lane's element only while they are all the same
+  // (y[R + c] stored and y[R + c + 1] read is another lane's).
+  std::map<const clang::ValueDecl*, std::set<std::string>> index_texts;
   void access(const clang::Expr* e) {
     auto* b = baseOf(e);
     if (!b) return;
     auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts());
-    if (!counter || !ase || referencedDecl(ase->getIdx()) != counter ||
-        !llvm::isa<clang::DeclRefExpr>(ase->getIdx()->IgnoreParenImpCasts()))
+    if (!counter || !ase || !ownElement(ase->getIdx())) off_counter_bases.insert(b);
+    else if (actx && index_texts[b].insert(squeeze(sourceText(*actx, ase->getIdx()->getSourceRange()))).second &&
+             index_texts[b].size() > 1)
       off_counter_bases.insert(b);
   }
   std::set<const clang::Expr*> store_lhs;   // not loads
@@ -347,6 +389,8 @@ class WarpPerRow : public Transform {
       if (!src.inFile(s)) return TransformResult::no("the row's code is written through a macro");
       auto* fs = llvm::dyn_cast<clang::ForStmt>(s);
       Scan scan;
+      scan.actx = &ctx;
+      scan.kernel_body = body;
       scan.loop_body = fs != nullptr;
       scan.counter = fs ? columnLoop(fs) : nullptr;
       scan.TraverseStmt(const_cast<clang::Stmt*>(fs ? fs->getBody() : s));

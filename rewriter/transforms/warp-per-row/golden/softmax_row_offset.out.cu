@@ -1,0 +1,20 @@
+// golden: block_size=128
+// The softmax in normal form (row pointers substituted): the row is read and written at
+// idx * C + i, the written element read back by the same lane.
+__global__ void k(float* out, const float* inp, int N, int C) {
+  int idx = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int kl_lane = threadIdx.x % 32;
+  if (idx < N) {
+    float maxval = -INFINITY;
+    for (int i = 0 + kl_lane; i < C; i += 32) maxval = fmaxf(maxval, inp[idx * C + i]);
+    for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) maxval = fmaxf(maxval, __shfl_xor_sync(0xffffffffu, maxval, kl_offset));
+    float sum = 0.0f;
+    for (int i = 0 + kl_lane; i < C; i += 32) {
+      out[idx * C + i] = expf(inp[idx * C + i] - maxval);
+      sum += out[idx * C + i];
+    }
+    for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, kl_offset);
+    __syncwarp();
+    for (int i = 0 + kl_lane; i < C; i += 32) out[idx * C + i] /= sum;
+  }
+}
