@@ -31,6 +31,13 @@
 // return; the guards only wrap accesses). Facts the caller establishes: one block shape for every
 // launch (uniform-block-size; the launch grid changes) and that C overlaps neither A nor B (the
 // order of reads and writes across threads changes; no-overlap).
+// Layouts: C's row is the index C is stored at as `row * LDC + ...` (the x index for a linear
+// layer's tokens: the tiles then run along blockIdx.x for rows); A is indexed by (row, k) and B by
+// (k, col), each either way round (A^T, B^T = out = inp * weight^T): a tile read along k is loaded k
+// fastest and stored transposed into a padded tile, the other loaded along row or col. An
+// accumulator starting from a value other than 0 (`(bias != NULL) ? bias[o] : 0.0f`: constants,
+// parameters, row, col, elements of pointer parameters other than C) starts each of the 16 sums
+// from it, evaluated for that output under the kernel's guard: the order is still init, k = 0..K-1.
 // Param layout = "vec4": each thread owns 4 x 4 consecutive outputs and reads A and B from shared
 // memory as float4 (tiledText). It refuses (with the reason) an unknown block shape or one other
 // than square with 8, 16 or 32 a side, a layout other than "strided" or "vec4", a kernel that already uses
@@ -90,6 +97,11 @@ struct Gemm {
   std::string k_type, k;                     // the loop variable
   std::string a_access, b_access;            // A[row * LDA + k], B[k * LDB + col] as written
   std::string store;                         // the store of C, with its ';'
+  // Generalized forms (all false / empty: the form above).
+  bool row_from_x = false;  // row is the x index (`T row = blockIdx.x * ...`), col the y index
+  bool a_trans = false;     // A read A[k * LDA + row]
+  bool b_trans = false;     // B read B[col * LDB + k] (out = inp * weight^T)
+  std::string init;         // `U acc = init;` when init is not 0: each accumulator starts from it
 };
 
 // The body's text is rebuilt line by line: `base` is the indentation of the closing brace, `unit`
@@ -107,10 +119,16 @@ std::string num(long long v) { return std::to_string(v); }
 
 std::string naiveText(const Gemm& g, const Layout& L) {
   std::string s;
-  s += L.line(1, g.col_type + " " + g.col + " = blockIdx.x * blockDim.x + threadIdx.x;");
-  s += L.line(1, g.row_type + " " + g.row + " = blockIdx.y * blockDim.y + threadIdx.y;");
+  // the x index first
+  if (g.row_from_x) {
+    s += L.line(1, g.row_type + " " + g.row + " = blockIdx.x * blockDim.x + threadIdx.x;");
+    s += L.line(1, g.col_type + " " + g.col + " = blockIdx.y * blockDim.y + threadIdx.y;");
+  } else {
+    s += L.line(1, g.col_type + " " + g.col + " = blockIdx.x * blockDim.x + threadIdx.x;");
+    s += L.line(1, g.row_type + " " + g.row + " = blockIdx.y * blockDim.y + threadIdx.y;");
+  }
   s += L.line(1, "if (" + g.guard + ") {");
-  s += L.line(2, g.acc_type + " " + g.acc + " = " + g.zero + ";");
+  s += L.line(2, g.acc_type + " " + g.acc + " = " + (g.init.empty() ? g.zero : g.init) + ";");
   s += L.line(2, "for (" + g.k_type + " " + g.k + " = 0; " + g.k + " < " + g.k_bound + "; ++" + g.k + ") " + g.acc +
                      " += " + g.a_access + " * " + g.b_access + ";");
   s += L.line(2, g.store);
@@ -135,32 +153,69 @@ std::string tiledText(const Gemm& g, const Layout& L, bool vec4) {
                      (vec4 ? " consecutive outputs per thread (read as float4 from shared memory)"
                            : " outputs per thread (strided by " + T + ")") +
                      ", K in steps of " + TK);
-  s += L.line(1, "__shared__ " + align + "float kl_As[" + TK + "][" + TM + " + " + num(pad) + "];  // A's tile, transposed");
-  s += L.line(1, "__shared__ " + align + "float kl_Bs[" + TK + "][" + TM + "];");
-  s += L.line(1, "const " + g.row_type + " kl_r0 = blockIdx.y * " + TM + ";");
-  s += L.line(1, "const " + g.col_type + " kl_c0 = blockIdx.x * " + TM + ";");
+  // A tile read along k (A[row * LDA + k], or B[col * LDB + k]) is stored transposed: its rows
+  // are padded so those stores fall in different banks.
+  auto tileDecl = [&](const char* name, bool transposed, const char* what) {
+    return "__shared__ " + align + "float " + name + "[" + TK + "][" + TM +
+           (transposed ? " + " + num(pad) + "];  // " + what + "'s tile, transposed" : "];");
+  };
+  s += L.line(1, tileDecl("kl_As", !g.a_trans, "A"));
+  s += L.line(1, tileDecl("kl_Bs", g.b_trans, "B"));
+  // the block's tile: rows along the grid dimension the row index comes from
+  s += L.line(1, "const " + g.row_type + " kl_r0 = blockIdx." + (g.row_from_x ? "x" : "y") + " * " + TM + ";");
+  s += L.line(1, "const " + g.col_type + " kl_c0 = blockIdx." + (g.row_from_x ? "y" : "x") + " * " + TM + ";");
   s += L.line(1, "const int kl_t = threadIdx.y * " + T + " + threadIdx.x;");
   s += L.line(1, g.acc_type + " kl_acc[" + U + "][" + U + "];");
+  // the output (kl_i, kl_j) of this thread: row and col under the kernel's names
+  auto outputIndex = [&](int depth) {
+    std::string o;
+    if (vec4) {
+      o += L.line(depth, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y * " + U + " + kl_i;");
+      o += L.line(depth, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x * " + U + " + kl_j;");
+    } else {
+      o += L.line(depth, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y + " + T + " * kl_i;");
+      o += L.line(depth, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x + " + T + " * kl_j;");
+    }
+    return o;
+  };
   s += L.line(1, P);
   s += L.line(1, loop("kl_i", kMicro));
   s += L.line(2, P);
-  s += L.line(2, loop("kl_j", kMicro) + " kl_acc[kl_i][kl_j] = " + g.zero + ";");
+  if (g.init.empty()) {
+    s += L.line(2, loop("kl_j", kMicro) + " kl_acc[kl_i][kl_j] = " + g.zero + ";");
+  } else {
+    // each sum starts from the kernel's initial value, as before (k = 0..K-1 is added after it)
+    s += L.line(2, loop("kl_j", kMicro) + " {");
+    s += outputIndex(3);
+    s += L.line(3, "kl_acc[kl_i][kl_j] = " + g.guard + " ? (" + g.init + ") : " + g.zero + ";");
+    s += L.line(2, "}");
+  }
   s += L.line(1, "for (" + g.k_type + " kl_k0 = 0; kl_k0 < " + g.k_bound + "; kl_k0 += " + TK + ") {");
-  // A's tile: 64 rows x 16 k, k fastest (coalesced), stored as kl_As[k][row]
+  // Each tile is loaded with the operand's contiguous index fastest (coalesced): along k for
+  // A[row * LDA + k] and B[col * LDB + k] (stored transposed, as kl_[AB]s[k][row or col]), along
+  // row or col for A[k * LDA + row] and B[k * LDB + col].
+  const std::string KP = num(kBlock / kDepth), MP = num(kBlock / kTile);
+  const std::string along_k_mn = "kl_t / " + TK + " + " + KP + " * kl_i", along_k_k = "kl_t % " + TK;
+  const std::string along_mn_k = "kl_t / " + TM + " + " + MP + " * kl_i", along_mn_mn = "kl_t % " + TM;
+  // A's tile: 64 rows x 16 k
   s += L.line(2, P);
   s += L.line(2, loop("kl_i", kAPasses) + " {");
-  s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + kl_t / " + TK + " + " + num(kBlock / kDepth) + " * kl_i;");
-  s += L.line(3, g.k_type + " " + g.k + " = kl_k0 + kl_t % " + TK + ";");
-  s += L.line(3, "kl_As[kl_t % " + TK + "][kl_t / " + TK + " + " + num(kBlock / kDepth) + " * kl_i] = " + g.row +
-                     " < " + g.m + " && " + g.k + " < " + g.k_bound + " ? " + g.a_access + " : 0.0f;");
+  const std::string& a_mn = g.a_trans ? along_mn_mn : along_k_mn;
+  const std::string& a_k = g.a_trans ? along_mn_k : along_k_k;
+  s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + " + a_mn + ";");
+  s += L.line(3, g.k_type + " " + g.k + " = kl_k0 + " + a_k + ";");
+  s += L.line(3, "kl_As[" + a_k + "][" + a_mn + "] = " + g.row + " < " + g.m + " && " + g.k + " < " + g.k_bound + " ? " +
+                     g.a_access + " : 0.0f;");
   s += L.line(2, "}");
-  // B's tile: 16 k x 64 columns, columns fastest
+  // B's tile: 16 k x 64 columns
   s += L.line(2, P);
   s += L.line(2, loop("kl_i", kBPasses) + " {");
-  s += L.line(3, g.k_type + " " + g.k + " = kl_k0 + kl_t / " + TM + " + " + num(kBlock / kTile) + " * kl_i;");
-  s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + kl_t % " + TM + ";");
-  s += L.line(3, "kl_Bs[kl_t / " + TM + " + " + num(kBlock / kTile) + " * kl_i][kl_t % " + TM + "] = " + g.k + " < " +
-                     g.k_bound + " && " + g.col + " < " + g.n + " ? " + g.b_access + " : 0.0f;");
+  const std::string& b_mn = g.b_trans ? along_k_mn : along_mn_mn;
+  const std::string& b_k = g.b_trans ? along_k_k : along_mn_k;
+  s += L.line(3, g.k_type + " " + g.k + " = kl_k0 + " + b_k + ";");
+  s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + " + b_mn + ";");
+  s += L.line(3, "kl_Bs[" + b_k + "][" + b_mn + "] = " + g.k + " < " + g.k_bound + " && " + g.col + " < " + g.n + " ? " +
+                     g.b_access + " : 0.0f;");
   s += L.line(2, "}");
   s += L.line(2, "__syncthreads();");
   s += L.line(2, P);
@@ -188,13 +243,7 @@ std::string tiledText(const Gemm& g, const Layout& L, bool vec4) {
   s += L.line(1, loop("kl_i", kMicro));
   s += L.line(2, P);
   s += L.line(2, loop("kl_j", kMicro) + " {");
-  if (vec4) {
-    s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y * " + U + " + kl_i;");
-    s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x * " + U + " + kl_j;");
-  } else {
-    s += L.line(3, g.row_type + " " + g.row + " = kl_r0 + threadIdx.y + " + T + " * kl_i;");
-    s += L.line(3, g.col_type + " " + g.col + " = kl_c0 + threadIdx.x + " + T + " * kl_j;");
-  }
+  s += outputIndex(3);
   s += L.line(3, "if (" + g.guard + ") {");
   s += L.line(4, g.acc_type + " " + g.acc + " = kl_acc[kl_i][kl_j];");
   s += L.line(4, g.store);
@@ -386,6 +435,47 @@ bool pureStoreValue(const clang::Expr* e, const clang::ValueDecl* acc, const cla
   return v.ok && v.reads_acc;
 }
 
+// An accumulator's initial value other than 0 (`(bias != NULL) ? bias[o] : 0.0f`): constants,
+// parameters, row and col, arithmetic, comparisons and ?:, and elements of pointer parameters other
+// than C at indices of the same; no calls, no other variable, no assignment. It is evaluated for
+// each output under the kernel's guard, as before.
+bool pureInit(const clang::Expr* e, const clang::ValueDecl* row, const clang::ValueDecl* col,
+              const clang::ParmVarDecl* c) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    const clang::ValueDecl *row, *col;
+    const clang::ParmVarDecl* c;
+    bool ok = true;
+    bool fail() { return ok = false; }
+    bool VisitStmt(clang::Stmt* s) {
+      if (llvm::isa<clang::IntegerLiteral, clang::FloatingLiteral, clang::CXXNullPtrLiteralExpr, clang::CXXBoolLiteralExpr,
+                    clang::GNUNullExpr, clang::ParenExpr, clang::ImplicitCastExpr, clang::CStyleCastExpr,
+                    clang::CXXStaticCastExpr, clang::CXXFunctionalCastExpr, clang::ConstantExpr,
+                    clang::ConditionalOperator>(s))
+        return true;
+      if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s)) {
+        const clang::ParmVarDecl* p = pointerParam(a);
+        return (p && p != c) || fail();
+      }
+      if (auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+        const clang::ValueDecl* d = dre->getDecl();
+        if (d == row || d == col || llvm::isa<clang::EnumConstantDecl>(d)) return true;
+        if (auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d)) return p != c || fail();
+        return fail();
+      }
+      if (auto* bo = llvm::dyn_cast<clang::BinaryOperator>(s)) return !(bo->isAssignmentOp() || bo->isCommaOp()) || fail();
+      if (auto* uo = llvm::dyn_cast<clang::UnaryOperator>(s))
+        return uo->getOpcode() == clang::UO_Minus || uo->getOpcode() == clang::UO_Plus || uo->getOpcode() == clang::UO_LNot ||
+               fail();
+      return fail();
+    }
+  } v;
+  v.row = row;
+  v.col = col;
+  v.c = c;
+  v.TraverseStmt(const_cast<clang::Expr*>(e));
+  return v.ok;
+}
+
 bool isZeroLiteral(const clang::Expr* e) {
   e = e->IgnoreParenImpCasts();
   if (auto* i = llvm::dyn_cast<clang::IntegerLiteral>(e)) return i->getValue() == 0;
@@ -521,6 +611,19 @@ class TileSgemm : public Transform {
     if (!col || !row)
       return TransformResult::no("no 2-D index: the body does not declare both blockIdx.x * blockDim.x + "
                                  "threadIdx.x and blockIdx.y * blockDim.y + threadIdx.y");
+    // Which index is C's row is read from the store C[row * LDC + col]: a kernel whose x index runs
+    // over C's rows (a linear layer's tokens: out[t * OC + o] with t from x) gets its tiles along
+    // the grid dimensions that way round.
+    bool row_from_x = false;
+    if (auto* g0 = llvm::dyn_cast<clang::IfStmt>(stmts[2]))
+      if (auto* in0 = llvm::dyn_cast_or_null<clang::CompoundStmt>(g0->getThen()); in0 && !in0->body_empty())
+        if (auto* st0 = llvm::dyn_cast<clang::BinaryOperator>(in0->body_back()))
+          if (auto* cs0 = llvm::dyn_cast<clang::ArraySubscriptExpr>(st0->getLHS()->IgnoreParens());
+              cs0 && !rowMajorLd(cs0->getIdx(), row, col) && rowMajorLd(cs0->getIdx(), col, row)) {
+            std::swap(row, col);
+            std::swap(row_ds, col_ds);
+            row_from_x = true;
+          }
     const std::string rn = row->getNameAsString(), cn = col->getNameAsString();
 
     // if (row < M && col < N) { U acc = 0; for (...) ...; C[...] = ...; }
@@ -548,9 +651,8 @@ class TileSgemm : public Transform {
 
     // U acc = 0;
     const clang::VarDecl* acc = singleVar(in[0]);
-    if (!acc || !acc->getInit() || acc->isStaticLocal() || acc->getInitStyle() != clang::VarDecl::CInit ||
-        !isZeroLiteral(acc->getInit()))
-      return TransformResult::no("the guarded block does not start with an accumulator `U acc = 0;`");
+    if (!acc || !acc->getInit() || acc->isStaticLocal() || acc->getInitStyle() != clang::VarDecl::CInit)
+      return TransformResult::no("the guarded block does not start with an accumulator `U acc = <initial value>;`");
     if (!isFloat(acc->getType(), clang::BuiltinType::Float) && !isFloat(acc->getType(), clang::BuiltinType::Double))
       return TransformResult::no("the accumulator " + acc->getNameAsString() + " is " + acc->getType().getAsString() +
                                  ", not float or double");
@@ -593,21 +695,30 @@ class TileSgemm : public Transform {
       return TransformResult::no("the loop body is not `" + acc->getNameAsString() +
                                  " += A[...] * B[...]` with A and B pointer parameters");
     const std::string kn = k->getNameAsString();
-    if (!rowMajorLd(fa->getIdx(), row, k)) std::swap(fa, fb);
-    const clang::Expr* lda = rowMajorLd(fa->getIdx(), row, k);
-    if (!lda) {
-      if (rowMajorLd(fa->getIdx(), k, row) || rowMajorLd(fb->getIdx(), k, row))
-        return TransformResult::no("A is read transposed (A[" + kn + " * lda + " + rn + "]); tile-sgemm needs A[" + rn +
-                                   " * lda + " + kn + "]");
-      return TransformResult::no("neither factor is indexed A[" + rn + " * lda + " + kn + "]");
-    }
-    const clang::Expr* ldb = rowMajorLd(fb->getIdx(), k, col);
-    if (!ldb) {
-      if (rowMajorLd(fb->getIdx(), col, k))
-        return TransformResult::no("B is read transposed (B[" + cn + " * ldb + " + kn + "]); tile-sgemm needs B[" + kn +
-                                   " * ldb + " + cn + "]");
-      return TransformResult::no("the second factor is not indexed B[" + kn + " * ldb + " + cn + "]");
-    }
+    // A is the factor indexed by row and k, B the one indexed by k and col, each either way round:
+    // A[row * lda + k] or A[k * lda + row] (A^T), B[k * ldb + col] or B[col * ldb + k] (B^T, as
+    // in out = inp * weight^T).
+    auto indexedBy = [&](const clang::ArraySubscriptExpr* f, const clang::VarDecl* mn, bool* trans) -> const clang::Expr* {
+      if (const clang::Expr* ld = rowMajorLd(f->getIdx(), mn == row ? row : k, mn == row ? k : col)) {
+        *trans = false;
+        return ld;
+      }
+      if (const clang::Expr* ld = rowMajorLd(f->getIdx(), mn == row ? k : col, mn == row ? row : k)) {
+        *trans = true;
+        return ld;
+      }
+      return nullptr;
+    };
+    bool a_trans = false, b_trans = false;
+    if (!indexedBy(fa, row, &a_trans)) std::swap(fa, fb);
+    const clang::Expr* lda = indexedBy(fa, row, &a_trans);
+    if (!lda)
+      return TransformResult::no("neither factor is indexed A[" + rn + " * lda + " + kn + "] (or A[" + kn + " * lda + " +
+                                 rn + "])");
+    const clang::Expr* ldb = indexedBy(fb, col, &b_trans);
+    if (!ldb)
+      return TransformResult::no("the second factor is not indexed B[" + kn + " * ldb + " + cn + "] (or B[" + cn +
+                                 " * ldb + " + kn + "])");
 
     // C[row * LDC + col] = <value of acc>;   (or +=)
     auto* st = llvm::dyn_cast<clang::BinaryOperator>(in[2]);
@@ -625,6 +736,11 @@ class TileSgemm : public Transform {
     const clang::ParmVarDecl *pa = pointerParam(fa), *pb = pointerParam(fb), *pc = pointerParam(cs);
     if (pc == pa || pc == pb)
       return TransformResult::no("C (" + pc->getNameAsString() + ") is also a factor of the product");
+    if (!isZeroLiteral(acc->getInit()) && !pureInit(acc->getInit(), row, col, pc))
+      return TransformResult::no("the initial value of " + acc->getNameAsString() + " (" +
+                                 sourceText(ctx, acc->getInit()->getSourceRange()) +
+                                 ") is not an expression of constants, parameters, " + rn + ", " + cn +
+                                 " and elements of pointer parameters other than " + pc->getNameAsString());
     if (!pureStoreValue(st->getRHS(), acc, row, col, pc, squeeze(sourceText(ctx, cs->getIdx()->getSourceRange()))))
       return TransformResult::no("the stored value is not an expression of " + acc->getNameAsString() +
                                  " (with constants, parameters, " + rn + ", " + cn + " and " + pc->getNameAsString() +
@@ -664,7 +780,15 @@ class TileSgemm : public Transform {
     g.k_bound = sourceText(ctx, kb->getSourceRange());
     g.acc_type = typeText(ctx, src, llvm::cast<clang::DeclStmt>(in[0]), acc);
     g.acc = acc->getNameAsString();
-    g.zero = sourceText(ctx, acc->getInit()->getSourceRange());
+    if (isZeroLiteral(acc->getInit())) {
+      g.zero = sourceText(ctx, acc->getInit()->getSourceRange());
+    } else {
+      g.init = sourceText(ctx, acc->getInit()->getSourceRange());
+      g.zero = isFloat(acc->getType(), clang::BuiltinType::Float) ? "0.0f" : "0.0";
+    }
+    g.row_from_x = row_from_x;
+    g.a_trans = a_trans;
+    g.b_trans = b_trans;
     g.k_type = typeText(ctx, src, llvm::cast<clang::DeclStmt>(loop->getInit()), k);
     g.k = kn;
     g.a_access = sourceText(ctx, fa->getSourceRange());
@@ -724,10 +848,19 @@ class TileSgemm : public Transform {
     const clang::Stmt* st = child(sif->getThen(), 1, 2);
     if (!st || !decl(child(sif->getThen(), 0, 2), &g.acc_type, &g.acc)) return not_ours;
     g.store = src.slice(src.off(st->getBeginLoc()), src.stmtEnd(st));
-    // kl_acc[kl_i][kl_j] = zero;
-    auto* zero = llvm::dyn_cast_or_null<clang::BinaryOperator>(forBody(forBody(stmts[6])));
-    if (!zero) return not_ours;
-    g.zero = text(zero->getRHS());
+    // kl_acc[kl_i][kl_j] = zero;   or { T row = ...; T col = ...; kl_acc[kl_i][kl_j] = guard ? init : zero; }
+    const clang::Stmt* fill = forBody(forBody(stmts[6]));
+    if (auto* zero = llvm::dyn_cast_or_null<clang::BinaryOperator>(fill)) {
+      g.zero = text(zero->getRHS());
+    } else {
+      auto* set = llvm::dyn_cast_or_null<clang::BinaryOperator>(child(fill, 2, 3));
+      auto* pick = set ? llvm::dyn_cast<clang::ConditionalOperator>(set->getRHS()->IgnoreImpCasts()) : nullptr;
+      if (!pick) return not_ours;
+      auto* init = llvm::dyn_cast<clang::ParenExpr>(pick->getTrueExpr()->IgnoreImpCasts());  // forward's parentheses
+      if (!init) return not_ours;
+      g.init = text(init->getSubExpr());
+      g.zero = text(pick->getFalseExpr()->IgnoreImpCasts());
+    }
     // for (T kl_k0 = 0; kl_k0 < K; ...) { A loads; B loads; sync; products; sync }
     auto* k0 = llvm::dyn_cast<clang::ForStmt>(stmts[7]);
     auto* k0c = k0 ? llvm::dyn_cast_or_null<clang::BinaryOperator>(k0->getCond()) : nullptr;
@@ -758,7 +891,16 @@ class TileSgemm : public Transform {
     // The layout the parameters name (so forward with the same parameters gives this text back).
     const std::optional<bool> vec4 = vec4Layout(req.params);
     if (!vec4) return TransformResult::no("the parameter layout must be \"strided\" or \"vec4\"");
-    if (src.slice(bt->begin, bt->end) != tiledText(g, bt->layout, *vec4)) return not_ours;
+    // Which of forward's forms it is (row index from x or y, A or B read along k): the one whose
+    // text it is.
+    bool found = false;
+    for (int form = 0; form < 8 && !found; ++form) {
+      g.row_from_x = form & 1;
+      g.a_trans = form & 2;
+      g.b_trans = form & 4;
+      found = src.slice(bt->begin, bt->end) == tiledText(g, bt->layout, *vec4);
+    }
+    if (!found) return not_ours;
     if (req.rewriter.ReplaceText(src.at(bt->begin), bt->end - bt->begin, naiveText(g, bt->layout)))
       return TransformResult::no("the rewriter refused the edit");
     GeometryChange geo;  // forward's grid / 4 in x and y undone
