@@ -123,6 +123,16 @@ TEST_CASE("canonical: tree-reduce-shuffle applies to the transfer suite's textbo
     // A block that is not a power of two is refused.
     StepResult odd = forward(u, c.overlay, k.kernel, "tree-reduce-shuffle", blockOf(96));
     CHECK_FALSE(odd.applied);
+    // coarsen (skill tree-reduce-shuffle-coarse): only where one element per thread feeds the tree
+    // and one atomic of the tree's operation takes each block's result; a grid-stride dot product
+    // and the per-block partials of the float minimum keep their grid.
+    const Transform* t = findTransform("tree-reduce-shuffle");
+    StepResult coarse = applyStep(c.overlay, u.args, u.file, k.kernel, *t, Direction::Forward, {{"coarsen", "8"}},
+                                  blockOf(k.block));
+    INFO(coarse.reason);
+    const bool one_element = std::string(k.kernel) == "block_reduce_sum" || std::string(k.kernel) == "reduce_max_int";
+    CHECK(coarse.applied == one_element);
+    if (one_element) CHECK(coarse.geometry.grid_x_divisor == 8);
   }
 }
 

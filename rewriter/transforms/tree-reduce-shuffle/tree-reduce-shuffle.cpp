@@ -23,9 +23,15 @@
 // warp is full for __shfl_down_sync's full mask; after the tree the kernel reads only SH[0], which
 // the rewrite writes before a barrier, as the tree left it. A sum is reassociated (floating-point
 // results round differently: the gate's numerics decide); max and min are exact.
+// Param coarsen > 1: the one-element load `SH[tid] = (i < n) ? E : ID;` becomes a grid-stride
+// reduction per thread and the grid shrinks by coarsen (sound only when the one store is an atomic
+// of the tree's operation at one location, the grid appears only in i, and ID is the identity:
+// coarseLoad checks it; tree-reduce-shuffle.md says why).
 // Inverse: recognizes exactly the text forward emits (rebuilt from its parts and compared) and
 // writes the canonical sequential tree `for (unsigned int kl_s = blockDim.x / 2; kl_s > 0; kl_s >>= 1)`.
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <clang/AST/RecursiveASTVisitor.h>
 
@@ -61,7 +67,7 @@ bool isMinMax(const std::string& n) {
 }
 
 // Emitted names; a kernel that declares one is refused.
-const char* const kNames[] = {"kl_v", "kl_o", "kl_warp"};
+const char* const kNames[] = {"kl_v", "kl_o", "kl_warp", "kl_acc", "kl_i"};
 
 struct DeclaresKl : clang::RecursiveASTVisitor<DeclaresKl> {
   std::string found;
@@ -322,6 +328,245 @@ std::string treeText(const std::string& sh, const std::string& tid, const Op& op
   return s;
 }
 
+// ---- coarsen: the one-element load becomes a grid-stride reduction ----
+
+// The load `SH[tid] = (g < n) ? E : ID;` before the tree, as parts.
+struct CoarseLoad {
+  const clang::Stmt* stmt = nullptr;
+  const clang::VarDecl* g = nullptr;  // the global index, read only here
+  std::string g_type, g_name, n, id, e_with_i, combine_fn;  // E with g written kl_i
+  std::string T, sh, tid;
+  bool sum = true;
+};
+
+// The text coarsen writes in place of the load (its first line at the statement's place).
+std::string coarseText(const CoarseLoad& c, long long coarsen, const std::string& in) {
+  const std::string acc = c.sum ? "kl_acc += " + c.e_with_i : "kl_acc = " + c.combine_fn + "(kl_acc, " + c.e_with_i + ")";
+  std::string s;
+  s += "{  // kl: each thread first reduces its elements " + c.g_name + ", " + c.g_name +
+       " + blockDim.x * gridDim.x, ... (a grid " + std::to_string(coarsen) + "x smaller)\n";
+  s += in + "    " + c.T + " kl_acc = " + c.id + ";\n";
+  s += in + "    for (" + c.g_type + " kl_i = " + c.g_name + "; kl_i < " + c.n + "; kl_i += blockDim.x * gridDim.x) " + acc + ";\n";
+  s += in + "    " + c.sh + "[" + c.tid + "] = kl_acc;\n";
+  s += in + "}";
+  return s;
+}
+
+// The canonical load the inverse writes back.
+std::string loadText(const CoarseLoad& c, const std::string& e) {
+  return c.sh + "[" + c.tid + "] = (" + c.g_name + " < " + c.n + ") ? " + e + " : " + c.id + ";";
+}
+
+// e's text with every reference to v spelled `to` instead.
+std::string renamed(clang::ASTContext& ctx, const SourceBuffer& src, const clang::Expr* e, const clang::ValueDecl* v,
+                    const std::string& to, bool* ok) {
+  const unsigned a = src.off(e->getBeginLoc()), b = src.tokEnd(e->getEndLoc());
+  std::vector<const clang::DeclRefExpr*> refs = refsTo(e, v);
+  std::sort(refs.begin(), refs.end(), [&](auto* x, auto* y) { return src.off(x->getBeginLoc()) < src.off(y->getBeginLoc()); });
+  std::string out;
+  unsigned at = a;
+  for (const clang::DeclRefExpr* r : refs) {
+    if (!src.inFile(r->getBeginLoc())) return *ok = false, std::string();
+    const unsigned ra = src.off(r->getBeginLoc());
+    out += src.slice(at, ra) + to;
+    at = src.tokEnd(r->getEndLoc());
+  }
+  (void)ctx;
+  return out + src.slice(at, b);
+}
+
+// Whether the constant e is the identity of the tree's operation on T: 0 for a sum, the type's
+// lowest value (-INFINITY for floating point, INT_MIN, 0 unsigned) for max, its highest for min.
+bool isIdentity(clang::ASTContext& ctx, const clang::Expr* e, clang::QualType T, const Op& op) {
+  const bool is_max = !op.sum && op.fn.find("max") != std::string::npos;
+  if (T->isRealFloatingType()) {
+    llvm::APFloat f(0.0);
+    if (!e->EvaluateAsFloat(f, ctx)) {
+      clang::Expr::EvalResult r;
+      if (!e->EvaluateAsRValue(r, ctx)) return false;
+      if (r.Val.isInt()) return op.sum && r.Val.getInt() == 0;
+      if (!r.Val.isFloat()) return false;
+      f = r.Val.getFloat();
+    }
+    if (op.sum) return f.isZero();
+    return f.isInfinity() && f.isNegative() == is_max;
+  }
+  if (!T->isIntegerType()) return false;
+  clang::Expr::EvalResult r;
+  if (!e->EvaluateAsInt(r, ctx)) return false;
+  const llvm::APSInt v = r.Val.getInt();
+  const unsigned bits = static_cast<unsigned>(ctx.getTypeSize(T));
+  const bool uns = T->isUnsignedIntegerType();
+  const llvm::APSInt want = op.sum ? llvm::APSInt::get(0)
+                            : is_max ? llvm::APSInt::getMinValue(bits, uns) : llvm::APSInt::getMaxValue(bits, uns);
+  return llvm::APSInt::isSameValue(v.extend(64), want.extend(64)) ||
+         (v.isSigned() != want.isSigned() && v.getSExtValue() == want.getSExtValue());
+}
+
+// The load and what the rest of the kernel must be for the grid to shrink (see the doc).
+std::optional<CoarseLoad> coarseLoad(clang::ASTContext& ctx, const SourceBuffer& src, const clang::CompoundStmt* body,
+                                     const TreeMatcher& m, const Tree& t, std::string& why) {
+  auto no = [&](const std::string& w) {
+    why = "coarsen: " + w;
+    return std::nullopt;
+  };
+  CoarseLoad c;
+  c.sh = t.sh->getNameAsString();
+  c.tid = t.tid;
+  c.sum = t.op.sum;
+  c.combine_fn = t.op.fn;
+  c.T = elementType(ctx, t.sh);
+  // the one statement before the tree that writes SH
+  for (size_t i = 0; i + 1 < t.first; ++i) {
+    const clang::Stmt* st = body->body_begin()[i];
+    if (!usesDecl(st, t.sh)) continue;
+    if (c.stmt) return no("the kernel writes " + c.sh + " more than once before the tree");
+    c.stmt = st;
+  }
+  auto* as = llvm::dyn_cast_or_null<clang::BinaryOperator>(c.stmt);
+  const clang::VarDecl* sh = t.sh;
+  std::string tid;
+  if (!as || as->getOpcode() != clang::BO_Assign || !m.isSlot(as->getLHS(), sh, tid))
+    return no("the tree's slots are not filled by one `" + c.sh + "[tid] = (i < n) ? E : identity;`");
+  auto* pick = llvm::dyn_cast<clang::ConditionalOperator>(as->getRHS()->IgnoreParenImpCasts());
+  auto* cmp = pick ? llvm::dyn_cast<clang::BinaryOperator>(pick->getCond()->IgnoreParenImpCasts()) : nullptr;
+  const clang::Expr *gi = nullptr, *n = nullptr;
+  if (cmp && cmp->getOpcode() == clang::BO_LT) gi = cmp->getLHS(), n = cmp->getRHS();
+  if (cmp && cmp->getOpcode() == clang::BO_GT) gi = cmp->getRHS(), n = cmp->getLHS();
+  c.g = gi ? varOf(gi) : nullptr;
+  if (!pick || !c.g || !c.g->getInit() || !c.g->getType()->isIntegerType() || !isGlobalThreadIndex(ctx, c.g->getInit()))
+    return no("the load's condition is not `i < n` on the global thread index");
+  if (!onlyReads(ctx, body, c.g)) return no(c.g->getNameAsString() + " is written");
+  if (refsTo(body, c.g).size() != refsTo(c.stmt, c.g).size()) return no(c.g->getNameAsString() + " is used outside the load");
+  // n: parameters and locals the kernel never writes, no memory, no calls
+  struct Bound : clang::RecursiveASTVisitor<Bound> {
+    clang::ASTContext* ctx;
+    const clang::Stmt* body;
+    bool ok = true;
+    bool VisitStmt(clang::Stmt* s) {
+      if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr, clang::UnaryOperator>(s)) ok = false;
+      if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(s))
+        if (auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl()); v && !onlyReads(*ctx, body, v)) ok = false;
+      return ok;
+    }
+  } bound;
+  bound.ctx = &ctx;
+  bound.body = body;
+  bound.TraverseStmt(const_cast<clang::Expr*>(n));
+  if (!bound.ok || usesDecl(n, c.g)) return no("the bound n reads memory, calls or uses a variable the kernel writes");
+  const clang::Expr* e = pick->getTrueExpr();
+  if (e->HasSideEffects(ctx) || usesDecl(e, t.sh)) return no("the loaded value has side effects or reads " + c.sh);
+  if (!isIdentity(ctx, pick->getFalseExpr(), t.sh->getType()->castAsArrayTypeUnsafe()->getElementType(), t.op))
+    return no("the value past n (" + sourceText(ctx, pick->getFalseExpr()->getSourceRange()) + ") is not the identity of the tree's " +
+              (t.op.sum ? std::string("sum (0)") : t.op.fn + " (the type's lowest or highest value, -INFINITY / INFINITY for floating point)"));
+  // no other use of the grid: blockIdx and gridDim only in g's initializer
+  struct Geo : clang::RecursiveASTVisitor<Geo> {
+    std::vector<const clang::DeclRefExpr*> refs;
+    bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+      const std::string nm = d->getDecl()->getNameAsString();
+      if (nm == "blockIdx" || nm == "gridDim") refs.push_back(d);
+      return true;
+    }
+  } all, init;
+  all.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  init.TraverseStmt(const_cast<clang::Expr*>(c.g->getInit()));
+  if (all.refs.size() != init.refs.size()) return no("the kernel reads blockIdx or gridDim besides the global index");
+  // the only store to global memory: one atomic of the tree's operation, after it, at a pointer parameter
+  struct Stores : clang::RecursiveASTVisitor<Stores> {
+    const clang::VarDecl* sh;
+    std::vector<const clang::CallExpr*> atomics;
+    bool other = false;
+    void target(const clang::Expr* l) {
+      l = l->IgnoreParenImpCasts();
+      if (llvm::isa<clang::DeclRefExpr>(l)) return;  // a local
+      if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(l); a && varOf(a->getBase()) == sh) return;
+      other = true;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator* b) {
+      if (b->isAssignmentOp()) target(b->getLHS());
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator* u) {
+      if (u->isIncrementDecrementOp()) target(u->getSubExpr());
+      return true;
+    }
+    bool VisitCallExpr(clang::CallExpr* call) {
+      if (auto k = intrinsicKind(calleeName(call)); k && *k == IntrinsicKind::Atomic) atomics.push_back(call);
+      return true;
+    }
+  } stores;
+  stores.sh = t.sh;
+  stores.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  if (stores.other) return no("the kernel stores to memory other than " + c.sh + " and one atomic");
+  const bool is_max = !t.op.sum && t.op.fn.find("max") != std::string::npos;
+  const std::string want = t.op.sum ? "atomicAdd" : is_max ? "atomicMax" : "atomicMin";
+  if (stores.atomics.size() != 1 || calleeName(stores.atomics[0]) != want || stores.atomics[0]->getNumArgs() != 2)
+    return no("the block's result is not combined by one " + want + " (the tree's operation) on a fixed address");
+  auto* addr = llvm::dyn_cast<clang::DeclRefExpr>(stores.atomics[0]->getArg(0)->IgnoreParenImpCasts());
+  if (!addr || !llvm::isa<clang::ParmVarDecl>(addr->getDecl()))
+    return no("the atomic's address is not a pointer parameter (one location for every block)");
+  if (src.off(stores.atomics[0]->getBeginLoc()) < src.off(body->body_begin()[t.last]->getEndLoc()))
+    return no("the atomic is not after the tree");
+  // (the identity may be a macro such as INT_MIN: the statement ends at its expansion)
+  if (!src.inFile(c.stmt->getBeginLoc()) || !src.inFile(src.sm.getExpansionLoc(c.stmt->getEndLoc())) || !src.inFile(e))
+    return no("the load is written through a macro");
+  bool ok = true;
+  c.e_with_i = renamed(ctx, src, e, c.g, "kl_i", &ok);
+  if (!ok) return no("the load is written through a macro");
+  c.g_name = c.g->getNameAsString();
+  c.g_type = c.g->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+  c.n = sourceText(ctx, n->getSourceRange());
+  c.id = sourceText(ctx, pick->getFalseExpr()->getSourceRange());
+  return c;
+}
+
+// Inverse of coarsen: forward's `{ T kl_acc = ID; for (G kl_i = g; kl_i < n; ...) ...; SH[tid] = kl_acc; }`
+// (recognized by rebuilding its text from the parts) becomes `SH[tid] = (g < n) ? E : ID;`.
+bool undoCoarse(clang::ASTContext& ctx, const SourceBuffer& src, const clang::CompoundStmt* body, const std::string& sh,
+                const std::string& tid, const Op& op, long long coarsen, clang::Rewriter& rw, std::string& why) {
+  why = "no grid-stride load in the form coarsen writes";
+  for (const clang::Stmt* st : body->body()) {
+    auto* cs = llvm::dyn_cast<clang::CompoundStmt>(st);
+    if (!cs || cs->size() != 3 || !src.inFile(cs)) continue;
+    auto* ds = llvm::dyn_cast<clang::DeclStmt>(cs->body_front());
+    auto* acc = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
+    if (!acc || acc->getName() != "kl_acc" || !acc->getInit()) continue;
+    auto* loop = llvm::dyn_cast<clang::ForStmt>(cs->body_begin()[1]);
+    auto* lds = loop ? llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit()) : nullptr;
+    auto* i = lds && lds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(lds->getSingleDecl()) : nullptr;
+    auto* cond = loop ? llvm::dyn_cast_or_null<clang::BinaryOperator>(loop->getCond()) : nullptr;
+    const clang::VarDecl* g = i && i->getInit() ? varOf(i->getInit()) : nullptr;
+    if (!g || !cond) return false;
+    const clang::Expr* x = nullptr;
+    if (auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getBody())) {
+      x = ca->getRHS();
+    } else if (auto* as = llvm::dyn_cast<clang::BinaryOperator>(loop->getBody())) {
+      auto* call = llvm::dyn_cast<clang::CallExpr>(as->getRHS()->IgnoreParenImpCasts());
+      if (call && call->getNumArgs() == 2) x = call->getArg(1);
+    }
+    if (!x) return false;
+    CoarseLoad c;
+    c.T = acc->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+    c.id = sourceText(ctx, acc->getInit()->getSourceRange());
+    c.g_type = i->getType().getUnqualifiedType().getAsString(ctx.getPrintingPolicy());
+    c.g_name = g->getNameAsString();
+    c.n = sourceText(ctx, cond->getRHS()->getSourceRange());
+    c.e_with_i = sourceText(ctx, x->getSourceRange());
+    c.sh = sh;
+    c.tid = tid;
+    c.sum = op.sum;
+    c.combine_fn = op.fn;
+    const unsigned from = src.off(cs->getLBracLoc()), to = src.stmtEnd(cs);
+    if (src.slice(from, to) != coarseText(c, coarsen, src.indentOf(from))) return false;
+    bool ok = true;
+    const std::string e = renamed(ctx, src, x, i, c.g_name, &ok);
+    if (!ok) return false;
+    if (rw.ReplaceText(src.at(from), to - from, loadText(c, e))) return why = "the rewriter refused the edit", false;
+    return true;
+  }
+  return false;
+}
+
 class TreeReduceShuffle : public Transform {
  public:
   std::string id() const override { return "tree-reduce-shuffle"; }
@@ -369,14 +614,35 @@ class TreeReduceShuffle : public Transform {
     const long long bx = shape->x;
     if (bx < 32 || bx > 1024 || (bx & (bx - 1)) != 0)
       return TransformResult::no("the block has " + std::to_string(bx) + " threads, not a power of two from 32 to 1024");
+    const long long coarsen = intParam(req.params, "coarsen", 1);
+    if (coarsen < 1 || coarsen > 64) return TransformResult::no("coarsen must be 1 to 64 (asked for " + std::to_string(coarsen) + ")");
+    std::optional<CoarseLoad> coarse;
+    if (coarsen > 1) {
+      coarse = coarseLoad(ctx, src, body, m, t, why);
+      if (!coarse) return TransformResult::no(why);
+    }
     const clang::Stmt* a = body->body_begin()[t.first];
     const clang::Stmt* b = body->body_begin()[t.last];
     if (!src.inFile(a) || !src.inFile(b)) return TransformResult::no("the tree is written through a macro");
     const unsigned from = src.off(a->getBeginLoc()), to = src.stmtEnd(b);
     const std::string text = shuffleText(elementType(ctx, t.sh), t.sh->getNameAsString(), t.tid, t.op, src.indentOf(from));
     if (req.rewriter.ReplaceText(src.at(from), to - from, text)) return TransformResult::no("the rewriter refused the edit");
+    GeometryChange geo;
+    if (coarse) {
+      const unsigned la = src.off(coarse->stmt->getBeginLoc());
+      unsigned lb = src.tokEnd(src.sm.getExpansionLoc(coarse->stmt->getEndLoc()));
+      while (lb < src.text.size() && (src.text[lb] == ' ' || src.text[lb] == '\t')) ++lb;
+      if (lb < src.text.size() && src.text[lb] == ';') ++lb;
+      if (req.rewriter.ReplaceText(src.at(la), lb - la, coarseText(*coarse, coarsen, src.indentOf(la))))
+        return TransformResult::no("the rewriter refused the edit");
+      geo.grid_x_divisor = static_cast<unsigned>(coarsen);
+    }
     return TransformResult::yes("the " + std::string(t.op.sum ? "sum" : t.op.fn) + " tree over " + t.sh->getNameAsString() +
-                                " became warp shuffles");
+                                    " became warp shuffles" +
+                                    (coarse ? "; each thread first reduces a grid-stride run of elements (grid / " +
+                                                  std::to_string(coarsen) + ")"
+                                            : std::string()),
+                                geo);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
@@ -413,9 +679,21 @@ class TreeReduceShuffle : public Transform {
       const std::string in = src.indentOf(from);
       if (src.slice(from, to) != shuffleText(v->getType().getAsString(ctx.getPrintingPolicy()), sh->getNameAsString(), tid, op, in))
         return TransformResult::no(not_ours);
+      // coarsen > 1: forward's grid-stride load goes back to one element per thread
+      const long long coarsen = intParam(req.params, "coarsen", 1);
+      GeometryChange geo;
+      if (coarsen > 1) {
+        std::string why;
+        if (!undoCoarse(ctx, src, body, sh->getNameAsString(), tid, op, coarsen, req.rewriter, why))
+          return TransformResult::no(why);
+        geo.grid_x_multiplier = static_cast<unsigned>(coarsen);
+      }
       if (req.rewriter.ReplaceText(src.at(from), to - from, treeText(sh->getNameAsString(), tid, op, in)))
         return TransformResult::no("the rewriter refused the edit");
-      return TransformResult::yes("the shuffle reduction over " + sh->getNameAsString() + " became a shared-memory tree");
+      return TransformResult::yes("the shuffle reduction over " + sh->getNameAsString() + " became a shared-memory tree" +
+                                      (coarsen > 1 ? ", one element per thread (grid * " + std::to_string(coarsen) + ")"
+                                                   : std::string()),
+                                  geo);
     }
     return TransformResult::no(not_ours);
   }
