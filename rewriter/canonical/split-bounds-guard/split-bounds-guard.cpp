@@ -53,14 +53,16 @@ const clang::VarDecl* boundedVar(const clang::Expr* e) {
   return v;
 }
 
-// A variable initialized with a thread index of any dimension (threadIdx.y, blockIdx.y * ...).
+// A variable initialized with a thread index of any dimension (threadIdx.y, blockIdx.y * blockDim.y +
+// threadIdx.y): one that differs between the threads of a block. A row read from blockIdx alone
+// (`int row = blockIdx.y;`) is the same for the whole block: a guard on it is not a second
+// dimension of threads.
 bool threadIndexVar(const clang::VarDecl* v) {
   if (!v || !v->getInit()) return false;
   struct Uses : clang::RecursiveASTVisitor<Uses> {
     bool found = false;
     bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
-      const std::string n = d->getDecl()->getNameAsString();
-      found |= n == "threadIdx" || n == "blockIdx";
+      found |= d->getDecl()->getNameAsString() == "threadIdx";
       return true;
     }
   } u;
@@ -95,14 +97,28 @@ class SplitBoundsGuard : public Transform {
       std::vector<const clang::Expr*> parts;
       conjuncts(s->getCond(), parts);
       if (parts.size() < 2) continue;
-      const clang::VarDecl* v = boundedVar(parts[0]);
-      if (!v || !v->getInit() || !isGlobalThreadIndex(ctx, v->getInit())) continue;
+      // The bounds check on the global thread index: the first conjunct, or a later one when those
+      // before it have no side effects (then evaluating them only when it holds changes nothing).
+      size_t at = parts.size();
+      for (size_t i = 0; i < parts.size() && at == parts.size(); ++i) {
+        const clang::VarDecl* b = boundedVar(parts[i]);
+        if (b && b->getInit() && isGlobalThreadIndex(ctx, b->getInit())) at = i;
+      }
+      if (at == parts.size()) continue;
+      const clang::VarDecl* v = boundedVar(parts[at]);
       const unsigned line = src.sm.getSpellingLineNumber(s->getBeginLoc());
       auto refuse = [&](const std::string& w) {
         if (why.empty()) why = "line " + std::to_string(line) + ": " + w;
       };
+      bool effects = false;
+      for (size_t i = 0; i < at; ++i) effects |= parts[i]->HasSideEffects(ctx);
+      if (effects) {
+        refuse("a condition before the bounds check has side effects (it cannot be evaluated after it)");
+        continue;
+      }
       bool two_d = false;
-      for (size_t i = 1; i < parts.size(); ++i) two_d |= threadIndexVar(boundedVar(parts[i]));
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (i != at) two_d |= threadIndexVar(boundedVar(parts[i]));
       if (two_d) {
         refuse("the guard bounds two thread indices (a 2-D guard stays whole)");
         continue;
@@ -111,9 +127,10 @@ class SplitBoundsGuard : public Transform {
         refuse("the guard has an else branch, an init statement or a condition variable");
         continue;
       }
-      const clang::Expr* rest = parts[1];
-      if (!src.inFile(s) || !src.inFile(parts[0]) || !src.inFile(rest) || !src.inFile(parts.back()) ||
-          !src.inFile(s->getRParenLoc()) || !src.inFile(s->getThen())) {
+      const clang::Expr* rest = parts[at == 0 ? 1 : 0];
+      bool macro = !src.inFile(s) || !src.inFile(s->getRParenLoc()) || !src.inFile(s->getThen());
+      for (const clang::Expr* c : parts) macro |= !src.inFile(c);
+      if (macro) {
         refuse("the guard is written through a macro");
         continue;
       }
@@ -129,8 +146,16 @@ class SplitBoundsGuard : public Transform {
         shifted += ch;
         if (ch == '\n') shifted += unit;
       }
-      const std::string text = "if (" + sourceText(ctx, parts[0]->getSourceRange()) + ") {\n" + in + unit + "if (" +
-                               src.slice(c0, c1) + shifted + "\n" + in + "}";
+      // the other conditions: as written after a leading bounds check, else each one's text in order
+      std::string others;
+      if (at == 0) {
+        others = src.slice(c0, c1);
+      } else {
+        for (size_t i = 0; i < parts.size(); ++i)
+          if (i != at) others += (others.empty() ? "" : " && ") + sourceText(ctx, parts[i]->getSourceRange());
+      }
+      const std::string text = "if (" + sourceText(ctx, parts[at]->getSourceRange()) + ") {\n" + in + unit + "if (" +
+                               others + shifted + "\n" + in + "}";
       if (req.rewriter.ReplaceText(src.at(from), to - from, text)) return TransformResult::no("the rewriter refused the edit");
       return TransformResult::yes("line " + std::to_string(line) + ": the bounds check on " + v->getNameAsString() +
                                   " became the guard around the rest of the condition");
