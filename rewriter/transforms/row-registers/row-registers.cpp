@@ -246,6 +246,9 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   std::string xoff;  // x's offset R (x[R + c]), "" for x[c]
   clang::ASTContext* actx = nullptr;
   const clang::Stmt* kbody = nullptr;
+  // Every access p[c] or p[R + c]: the row's base as float4 mode writes it (`p`, `(p + R)`), and R.
+  std::map<const clang::Expr*, std::string> bases;
+  std::vector<const clang::Expr*> offsets;
   BodyScan(const clang::VarDecl* counter, const clang::ValueDecl* xp) : c(counter), x(xp) {}
   bool fail(std::string w) {
     if (why.empty()) why = std::move(w);
@@ -316,9 +319,17 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
     return true;
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
-    const std::optional<std::string> off = counterIndex(e->getIdx(), c, actx, kbody);
+    const clang::Expr* off_expr = nullptr;
+    const std::optional<std::string> off = counterIndex(e->getIdx(), c, actx, kbody, &off_expr);
     const bool is_x = referencedDecl(e->getBase()) == x && off && *off == xoff;
-    if (off) ++counter_indices;
+    if (off) {
+      ++counter_indices;
+      if (auto* d = referencedDecl(e->getBase()); d && actx) {
+        bases[e] = off_expr ? "(" + d->getNameAsString() + " + " + sourceText(*actx, off_expr->getSourceRange()) + ")"
+                            : d->getNameAsString();
+        if (off_expr) offsets.push_back(off_expr);
+      }
+    }
     if (isLocalArray(e)) {
       if (auto* d = referencedDecl(e->getBase()); !d || !inner.count(d)) local_arrays = true;
     }
@@ -327,7 +338,7 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
     else if (!isLocalArray(e)) {
       other_reads = true;
       auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bare(e->getBase()));
-      if (dre && dre->getDecl()->getType()->isPointerType() && referencedDecl(e->getIdx()) == c) at_c.push_back(e);
+      if (dre && dre->getDecl()->getType()->isPointerType() && off) at_c.push_back(e);
       else elsewhere = true;
     }
     return true;
@@ -499,6 +510,7 @@ struct Plan {
   std::vector<VecLoop> vec;           // one per loop
   std::vector<std::string> aligned;   // the pointers the runtime check proves 16-byte aligned (x first)
   std::map<const clang::ValueDecl*, std::string> vtypes;  // vector type of each array read as vectors
+  std::map<const clang::ValueDecl*, std::string> vbases;  // its row's base (`p`, `(p + R)`)
   // The register path's reuse of a sum loop's E(x[c]) (planCache): the loop `v += E;` (index in
   // loops) writes E back into the row's register, and later loops read the register for E.
   size_t cache_loop = static_cast<size_t>(-1);
@@ -518,6 +530,11 @@ std::string offsetText(const Plan& p) {
   const bool loose = llvm::isa<clang::ConditionalOperator>(r) ||
                      (b && !b->isMultiplicativeOp() && !b->isAdditiveOp());
   return loose ? "(" + t + ")" : t;
+}
+
+// The row's base as float4 mode reads it: x, or (x + R).
+std::string xBase(const Plan& p) {
+  return p.xoff.empty() ? p.x->getNameAsString() : "(" + p.x->getNameAsString() + " + " + sourceText(p.x->getASTContext(), p.xoff_expr->getSourceRange()) + ")";
 }
 
 std::string prefetchText(const Plan& p, long long k, const std::string& indent) {
@@ -781,15 +798,15 @@ struct Accesses : clang::RecursiveASTVisitor<Accesses> {
 void planVectors(const clang::ASTContext& ctx, const Src& src, Plan& p, unsigned fill,
                  const std::set<const clang::ValueDecl*>& assigned) {
   p.vec.clear();
-  p.aligned = {p.x->getNameAsString()};
+  p.aligned = {xBase(p)};
   p.vtypes.clear();
+  p.vbases.clear();
   auto eligible = [&](const clang::ValueDecl* d) -> std::string {
     if (!d->getType()->isPointerType() || assigned.count(d)) return "";
     if (!llvm::isa<clang::ParmVarDecl>(d) && !(src.inFile(d->getLocation()) && src.off(d->getLocation()) < fill)) return "";
     return vectorType(ctx, d->getType()->getPointeeType());
   };
-  auto align = [&](const clang::ValueDecl* d) {
-    const std::string n = d->getNameAsString();
+  auto align = [&](const std::string& n) {
     if (std::find(p.aligned.begin(), p.aligned.end(), n) == p.aligned.end()) p.aligned.push_back(n);
   };
   for (size_t i = 0; i < p.loops.size(); ++i) {
@@ -804,12 +821,11 @@ void planVectors(const clang::ASTContext& ctx, const Src& src, Plan& p, unsigned
       if (bo && bo->getOpcode() == clang::BO_Assign && scan.store_lhs.size() == 1 && scan.store_lhs[0] == bare(bo->getLHS())) {
         auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(bare(bo->getLHS()));
         auto* dre = ase ? llvm::dyn_cast<clang::DeclRefExpr>(bare(ase->getBase())) : nullptr;
-        if (dre && referencedDecl(ase->getIdx()) == st.counter && dre->getDecl() != p.x &&
-            !eligible(dre->getDecl()).empty() &&
+        if (dre && scan.bases.count(ase) && dre->getDecl() != p.x && !eligible(dre->getDecl()).empty() &&
             dre->getDecl()->getType()->getPointeeType().getUnqualifiedType().getCanonicalType() ==
                 p.x->getType()->getPointeeType().getUnqualifiedType().getCanonicalType()) {
           v.vec_store = bo;
-          align(dre->getDecl());
+          align(scan.bases.at(ase));
         }
       }
       // Loaded as vectors only when every p[c] of the body is evaluated: one expression statement
@@ -828,10 +844,16 @@ void planVectors(const clang::ASTContext& ctx, const Src& src, Plan& p, unsigned
         const clang::ValueDecl* d = referencedDecl(a->getBase());
         if (d == p.x || std::find(v.vec_reads.begin(), v.vec_reads.end(), d) != v.vec_reads.end()) continue;
         const std::string vt = eligible(d);
-        if (vt.empty()) continue;
+        if (vt.empty() || !scan.bases.count(a)) continue;
+        // one row of d per loop: every read of d at the counter with the same offset
+        bool same = true;
+        for (const clang::ArraySubscriptExpr* b : scan.at_c)
+          if (referencedDecl(b->getBase()) == d) same &= scan.bases.count(b) && scan.bases.at(b) == scan.bases.at(a);
+        if (!same || (p.vbases.count(d) && p.vbases.at(d) != scan.bases.at(a))) continue;
         v.vec_reads.push_back(d);
         p.vtypes[d] = vt;
-        align(d);
+        p.vbases[d] = scan.bases.at(a);
+        align(scan.bases.at(a));
       }
     }
     p.vec.push_back(v);
@@ -901,7 +923,7 @@ std::string prefetchText4(const Plan& p, long long k, const std::string& indent)
          indent + "if (kl_in_regs) {\n" +                                                 //
          indent + "  #pragma unroll\n" +                                                  //
          indent + "  for (int kl_j = 0; kl_j < " + ks + "; ++kl_j) kl_row4[kl_j] = (kl_j * 32 + kl_lane) * 4 < " + p.bound +
-         " ? " + vectorLoad(p.vtype, p.x->getNameAsString(), "kl_j * 32 + kl_lane") + " : make_" + p.vtype +
+         " ? " + vectorLoad(p.vtype, xBase(p), "kl_j * 32 + kl_lane") + " : make_" + p.vtype +
          "(0, 0, 0, 0);\n" +                                                             //
          indent + "}\n" + indent;
 }
@@ -921,7 +943,7 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
   const std::vector<const clang::Expr*> uses = found != p.cache_uses.end() ? found->second : std::vector<const clang::Expr*>{};
   for (const clang::ValueDecl* d : v.vec_reads)
     inner += I + "const " + p.vtypes.at(d) + " " + vecName(d) + " = " +
-             vectorLoad(p.vtypes.at(d), d->getNameAsString(), "kl_j * 32 + kl_lane") + ";\n";
+             vectorLoad(p.vtypes.at(d), p.vbases.at(d), "kl_j * 32 + kl_lane") + ";\n";
   if (v.vec_store) {
     const clang::Expr* rhs = v.vec_store->getRHS();
     const unsigned r0 = src.off(rhs->getBeginLoc()), r1 = src.tokEnd(rhs->getEndLoc());
@@ -932,8 +954,7 @@ std::optional<std::string> headText4(const Src& src, const clang::ASTContext& ct
       inner += I + "kl_v." + kComponents[i] + " = " + deepen(*t, "      ") + ";\n";
     }
     auto* ase = llvm::cast<clang::ArraySubscriptExpr>(bare(v.vec_store->getLHS()));
-    inner += I + "reinterpret_cast<" + p.vtype + "*>(" + referencedDecl(ase->getBase())->getNameAsString() +
-             ")[kl_j * 32 + kl_lane] = kl_v;\n";
+    inner += I + "reinterpret_cast<" + p.vtype + "*>(" + scan.bases.at(ase) + ")[kl_j * 32 + kl_lane] = kl_v;\n";
   } else {
     const unsigned b0 = src.off(body->getBeginLoc()), b1 = src.stmtEnd(body);
     for (int i = 0; i < 4; ++i) {
@@ -1239,6 +1260,9 @@ std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& fac
   auto checkLoop = [&](size_t i) -> std::string {
     const Strided& st = p.loops[i];
     const BodyScan& scan = p.scans[i];
+    for (const clang::Expr* off : scan.offsets)
+      if (!u.expr(off))
+        return "the row offset " + sourceText(ctx, off->getSourceRange()) + " may differ between the lanes of a warp" + mode;
     if (i == 0) {
       if (!u.vars.count(p.x)) return xn + " may differ between the lanes of a warp" + mode;
       if (!u.vars.count(p.loops[0].bound)) return "the bound " + p.bound + " may differ between the lanes of a warp" + mode;
@@ -1250,8 +1274,8 @@ std::string vectorChecks(const clang::ASTContext& ctx, const TransformFacts& fac
     for (const clang::Expr* l : scan.store_lhs) {
       auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(l);
       auto* dre = ase ? llvm::dyn_cast<clang::DeclRefExpr>(bare(ase->getBase())) : nullptr;
-      if (!dre || referencedDecl(ase->getIdx()) != st.counter)
-        return "a strided loop reading " + xn + " stores other than as p[c] (`" + sourceText(ctx, l->getSourceRange()) + "`)" + mode;
+      if (!dre || !scan.bases.count(ase))
+        return "a strided loop reading " + xn + " stores other than as p[c] or p[R + c] (`" + sourceText(ctx, l->getSourceRange()) + "`)" + mode;
     }
     std::set<const clang::ValueDecl*> updated;
     for (const auto& [v, red] : scan.outer_updates) updated.insert(v);
@@ -1393,9 +1417,6 @@ class RowRegisters : public Transform {
     Plan p = choose(ctx, body, strided, why);
     if (!p.x) return TransformResult::no(why);
     const std::string xn = p.x->getNameAsString();
-    if (width == 4 && !p.xoff.empty())
-      return TransformResult::no("vector_width 4 needs the row as a pointer read at the counter (" + xn + "[c]), not " + xn +
-                                 "[" + p.xoff + " + c]");
     clang::QualType pointee = p.x->getType()->getPointeeType();
     if (!pointee->isArithmeticType() || pointee->isAnyComplexType())
       return TransformResult::no(xn + "'s elements are not a built-in arithmetic type");
