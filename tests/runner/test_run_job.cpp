@@ -805,6 +805,56 @@ TEST_CASE("runner: replays still keep the original's outputs on the host for fid
   CHECK_THAT(wrong.reason, Catch::StartsWith("replayed launch: y[3]: expected "));
 }
 
+TEST_CASE("runner: a replay's timed-run mismatch is judged against the original's own spread before it is wrong-result",
+          "[runner]") {
+  // Float atomics: the original's first runs agree (its determinism check sees nothing), later runs
+  // differ from the first now and then. A variant whose timed runs differ by about as much is
+  // correct; one that differs far more is not; a deterministic original leaves the mismatch as it is.
+  klineage::test::TempDir dir("spread");
+  auto [job, rec] = saxpyReplay(dir);
+  auto jittery = [](float every_third) {
+    auto calls = std::make_shared<int>(0);
+    return timed(1.0f, [calls, every_third](const Launch& l) {
+      saxpyBody(l);
+      const int c = (*calls)++;
+      if (c >= 4 && c % 3 == 0) l.ptr<float>(3)[7] += every_third;  // a later run, now and then
+      return CUDA_SUCCESS;
+    });
+  };
+  auto offAfter = [](float by) {  // the variant's timed runs (after its first check) are off by `by`
+    auto calls = std::make_shared<int>(0);
+    return timed(0.5f, [calls, by](const Launch& l) {
+      saxpyBody(l);
+      if ((*calls)++ >= 2) l.ptr<float>(3)[7] += by;
+      return CUDA_SUCCESS;
+    });
+  };
+  auto run = [&, &job = job, &rec = rec](fake::Kernel original, fake::Kernel variant) {
+    fake::reset();
+    fake::addModule("orig.cubin", {{{"saxpy", std::move(original)}}, {}});
+    fake::addModule("var.cubin", {{{"saxpy", std::move(variant)}}, {}});
+    return runner::runJob(fake::api(), fake::device(), job, &rec);
+  };
+  RunnerResult within = run(jittery(0.004f), offAfter(0.003f));
+  INFO(within.reason);
+  CHECK(within.outcome == Outcome::Passed);
+  CHECK(within.nondeterministic);
+  CHECK(within.widened_atol >= 0.008 - 1e-6);
+  CHECK_THAT(within.reason, Catch::Contains("after a timed run differed"));
+
+  RunnerResult beyond = run(jittery(0.004f), offAfter(0.5f));
+  INFO(beyond.reason);
+  CHECK(beyond.outcome == Outcome::WrongResult);
+  CHECK_THAT(beyond.reason, Catch::StartsWith("timed run "));
+  CHECK(beyond.nondeterministic);  // measured, and still too far
+
+  RunnerResult deterministic = run(original(), offAfter(0.003f));
+  INFO(deterministic.reason);
+  CHECK(deterministic.outcome == Outcome::WrongResult);
+  CHECK_THAT(deterministic.reason, Catch::StartsWith("timed run "));
+  CHECK_FALSE(deterministic.nondeterministic);
+}
+
 TEST_CASE("runner: a replayed blob is checked against the record's CRC-32 as it is read, and only when used",
           "[runner]") {
   klineage::test::TempDir dir("replay-crc");
