@@ -1,3 +1,4 @@
+#include <set>
 #include "ast_util.h"
 
 #include <filesystem>
@@ -130,6 +131,49 @@ bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDec
     }
   }
   return true;
+}
+
+bool counterIndex(clang::ASTContext& ctx, const clang::Stmt* kernel_body, const clang::Stmt* loop_body,
+                  const clang::Expr* idx, const clang::VarDecl* c, const clang::Expr** offset) {
+  *offset = nullptr;
+  if (!idx || !c) return false;
+  if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(idx->IgnoreParenImpCasts())) return d->getDecl() == c;
+  auto* add = llvm::dyn_cast<clang::BinaryOperator>(idx->IgnoreParenImpCasts());
+  if (!add || add->getOpcode() != clang::BO_Add) return false;
+  struct Declared : clang::RecursiveASTVisitor<Declared> {
+    std::set<const clang::VarDecl*> vars;
+    bool VisitVarDecl(clang::VarDecl* v) {
+      vars.insert(v);
+      return true;
+    }
+  } inner;
+  if (loop_body) inner.TraverseStmt(const_cast<clang::Stmt*>(loop_body));
+  for (auto [cc, r] : {std::pair{add->getRHS(), add->getLHS()}, std::pair{add->getLHS(), add->getRHS()}}) {
+    auto* d = llvm::dyn_cast<clang::DeclRefExpr>(cc->IgnoreParenImpCasts());
+    if (!d || d->getDecl() != c || usesDecl(r, c) || r->HasSideEffects(ctx)) continue;
+    struct V : clang::RecursiveASTVisitor<V> {
+      clang::ASTContext* ctx;
+      const clang::Stmt* body;
+      const std::set<const clang::VarDecl*>* inner;
+      bool ok = true;
+      bool VisitStmt(clang::Stmt* s) {
+        if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr>(s)) ok = false;
+        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) ok = false;
+        if (auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+          if (auto* v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()); v && (inner->count(v) || !onlyReads(*ctx, body, v)))
+            ok = false;
+        return ok;
+      }
+    } v;
+    v.ctx = &ctx;
+    v.body = kernel_body;
+    v.inner = &inner.vars;
+    v.TraverseStmt(const_cast<clang::Expr*>(r));
+    if (!v.ok) continue;
+    *offset = r;
+    return true;
+  }
+  return false;
 }
 
 const clang::ValueDecl* referencedDecl(const clang::Expr* e) {

@@ -43,6 +43,12 @@ const clang::Stmt* parentStmtOf(clang::ASTContext& ctx, const clang::Stmt& s);
 // no assignment, increment, address taken or reference bound.
 bool onlyReads(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* v);
 
+// An index at a loop's counter c: `c` (then *offset is null), or `R + c` / `c + R` with R the same
+// in every iteration and wherever it is written: no memory, no calls, no side effects, no variable
+// the kernel writes or the loop's body declares (row transforms read `out[row * C + c]` so).
+bool counterIndex(clang::ASTContext& ctx, const clang::Stmt* kernel_body, const clang::Stmt* loop_body,
+                  const clang::Expr* idx, const clang::VarDecl* c, const clang::Expr** offset);
+
 // A VarDecl or ParmVarDecl referenced by expression e (after ignoring parens/casts), or null.
 const clang::ValueDecl* referencedDecl(const clang::Expr* e);
 

@@ -155,38 +155,17 @@ std::optional<Strided> stridedLoop(const clang::Stmt* s, const clang::VarDecl* l
   return st;
 }
 
-// An index at the counter c: `c` (offset "") or `R + c` / `c + R` with R an offset that is the same
-// in every loop and on every lane of the row: parameters, constants and variables the kernel never
-// writes (the row's start `row * C` in normal form, where the row pointer is substituted), no
-// memory, no calls. The offset's text (squeezed), else nullopt.
+// An index at the counter c: `c` (offset "") or `R + c` / `c + R` (ast_util's counterIndex: R the
+// same in every loop and on every lane of the row, as the row's start `row * C` in normal form):
+// the offset's text (squeezed), else nullopt.
 std::optional<std::string> counterIndex(const clang::Expr* idx, const clang::VarDecl* c, clang::ASTContext* ctx,
-                                        const clang::Stmt* body, const clang::Expr** offset = nullptr) {
+                                        const clang::Stmt* body, const clang::Stmt* loop_body,
+                                        const clang::Expr** offset = nullptr) {
+  const clang::Expr* r = nullptr;
   if (offset) *offset = nullptr;
-  if (referencedDecl(idx) == c) return std::string();
-  auto* add = llvm::dyn_cast<clang::BinaryOperator>(bare(idx));
-  if (!add || add->getOpcode() != clang::BO_Add || !ctx || !body) return std::nullopt;
-  for (auto [cc, r] : {std::pair{add->getRHS(), add->getLHS()}, std::pair{add->getLHS(), add->getRHS()}}) {
-    if (referencedDecl(cc) != c || usesDecl(r, c) || r->HasSideEffects(*ctx)) continue;
-    struct V : clang::RecursiveASTVisitor<V> {
-      clang::ASTContext* ctx;
-      const clang::Stmt* body;
-      bool ok = true;
-      bool VisitStmt(clang::Stmt* s) {
-        if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr>(s)) ok = false;
-        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) ok = false;
-        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(s))
-          if (auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl()); v && !onlyReads(*ctx, body, v)) ok = false;
-        return ok;
-      }
-    } v;
-    v.ctx = ctx;
-    v.body = body;
-    v.TraverseStmt(const_cast<clang::Expr*>(r));
-    if (!v.ok) continue;
-    if (offset) *offset = r;
-    return squeeze(sourceText(*ctx, r->getSourceRange()));
-  }
-  return std::nullopt;
+  if (!ctx || !klineage::counterIndex(*ctx, body, loop_body, idx, c, &r)) return std::nullopt;
+  if (offset) *offset = r;
+  return r ? squeeze(sourceText(*ctx, r->getSourceRange())) : std::string();
 }
 
 // Reads p[c] or p[R + c] (c: the loop's counter) of pointer variables in a strided loop's body, by
@@ -196,11 +175,12 @@ struct CounterReads : clang::RecursiveASTVisitor<CounterReads> {
   const clang::VarDecl* c;
   clang::ASTContext* ctx;
   const clang::Stmt* body;
+  const clang::Stmt* loop_body;
   std::set<const clang::Expr*> written;
   std::map<RowKey, std::vector<const clang::ArraySubscriptExpr*>> reads;
   std::vector<RowKey> order;  // pointers (and offsets) in the order first read
-  CounterReads(const clang::VarDecl* counter, clang::ASTContext* c_, const clang::Stmt* b)
-      : c(counter), ctx(c_), body(b) {}
+  CounterReads(const clang::VarDecl* counter, clang::ASTContext* c_, const clang::Stmt* b, const clang::Stmt* lb)
+      : c(counter), ctx(c_), body(b), loop_body(lb) {}
   bool VisitBinaryOperator(clang::BinaryOperator* bo) {
     if (bo->isAssignmentOp()) written.insert(bare(bo->getLHS()));
     return true;
@@ -211,7 +191,7 @@ struct CounterReads : clang::RecursiveASTVisitor<CounterReads> {
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
     if (written.count(e)) return true;
-    std::optional<std::string> off = counterIndex(e->getIdx(), c, ctx, body);
+    std::optional<std::string> off = counterIndex(e->getIdx(), c, ctx, body, loop_body);
     if (!off) return true;
     auto* dre = llvm::dyn_cast<clang::DeclRefExpr>(bare(e->getBase()));
     if (!dre || !dre->getDecl()->getType()->isPointerType()) return true;
@@ -246,6 +226,7 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   std::string xoff;  // x's offset R (x[R + c]), "" for x[c]
   clang::ASTContext* actx = nullptr;
   const clang::Stmt* kbody = nullptr;
+  const clang::Stmt* loop_body = nullptr;  // the strided loop's body
   // Every access p[c] or p[R + c]: the row's base as float4 mode writes it (`p`, `(p + R)`), and R.
   std::map<const clang::Expr*, std::string> bases;
   std::vector<const clang::Expr*> offsets;
@@ -320,7 +301,7 @@ struct BodyScan : LoopDepthVisitor<BodyScan> {
   }
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* e) {
     const clang::Expr* off_expr = nullptr;
-    const std::optional<std::string> off = counterIndex(e->getIdx(), c, actx, kbody, &off_expr);
+    const std::optional<std::string> off = counterIndex(e->getIdx(), c, actx, kbody, loop_body, &off_expr);
     const bool is_x = referencedDecl(e->getBase()) == x && off && *off == xoff;
     if (off) {
       ++counter_indices;
@@ -994,7 +975,7 @@ Plan choose(clang::ASTContext& ctx, const clang::Stmt* body, const std::vector<S
   std::map<RowKey, unsigned> loops_reading;
   std::vector<RowKey> order;
   for (const Strided& st : strided) {
-    CounterReads cr(st.counter, &ctx, body);
+    CounterReads cr(st.counter, &ctx, body, st.loop->getBody());
     cr.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
     for (const RowKey& d : cr.order) {
       if (!loops_reading.count(d)) order.push_back(d);
@@ -1021,11 +1002,11 @@ Plan choose(clang::ASTContext& ctx, const clang::Stmt* body, const std::vector<S
   if (!p.xoff.empty()) {
     // R as written in the first loop that reads the row (the same text in every loop)
     for (const Strided& st : strided) {
-      CounterReads cr(st.counter, &ctx, body);
+      CounterReads cr(st.counter, &ctx, body, st.loop->getBody());
       cr.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
       auto it = cr.reads.find(RowKey{p.x, p.xoff});
       if (it == cr.reads.end()) continue;
-      counterIndex(it->second.front()->getIdx(), st.counter, &ctx, body, &p.xoff_expr);
+      counterIndex(it->second.front()->getIdx(), st.counter, &ctx, body, st.loop->getBody(), &p.xoff_expr);
       break;
     }
   }
@@ -1034,6 +1015,7 @@ Plan choose(clang::ASTContext& ctx, const clang::Stmt* body, const std::vector<S
     scan.xoff = p.xoff;
     scan.actx = &ctx;
     scan.kbody = body;
+    scan.loop_body = st.loop->getBody();
     scan.TraverseStmt(const_cast<clang::Stmt*>(st.loop->getBody()));
     if (scan.x_reads.empty()) continue;
     p.loops.push_back(st);

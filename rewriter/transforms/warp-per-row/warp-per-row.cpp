@@ -100,39 +100,11 @@ struct Scan : LoopDepthVisitor<Scan> {
   clang::ASTContext* actx = nullptr;
   const clang::Stmt* kernel_body = nullptr;
   std::set<const clang::ValueDecl*> off_counter_bases;
-  // `c`, or `R + c` / `c + R` with R the same on every lane of the row: parameters, constants and
-  // variables the kernel never writes (the row index, its offset `row * C`), no memory, no calls.
+  const clang::Stmt* loop_stmt = nullptr;  // the strided loop's body (null outside one)
+  // `c`, or `R + c` with R the same on every lane of the row (ast_util's counterIndex).
   bool ownElement(const clang::Expr* idx) const {
-    if (referencedDecl(idx) == counter && llvm::isa<clang::DeclRefExpr>(idx->IgnoreParenImpCasts())) return true;
-    auto* add = llvm::dyn_cast<clang::BinaryOperator>(idx->IgnoreParenImpCasts());
-    if (!add || add->getOpcode() != clang::BO_Add || !actx || !kernel_body) return false;
-    for (auto [c, r] : {std::pair{add->getRHS(), add->getLHS()}, std::pair{add->getLHS(), add->getRHS()}}) {
-      if (referencedDecl(c) != counter || !llvm::isa<clang::DeclRefExpr>(c->IgnoreParenImpCasts())) continue;
-      if (laneUniform(r)) return true;
-    }
-    return false;
-  }
-  bool laneUniform(const clang::Expr* r) const {
-    struct U : clang::RecursiveASTVisitor<U> {
-      clang::ASTContext* ctx;
-      const clang::Stmt* body;
-      const std::set<const clang::ValueDecl*>* inner;
-      bool ok = true;
-      bool VisitStmt(clang::Stmt* s) {
-        if (llvm::isa<clang::ArraySubscriptExpr, clang::CallExpr, clang::MemberExpr>(s)) ok = false;
-        if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) ok = false;
-        if (auto* d = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-          auto* v = llvm::dyn_cast<clang::VarDecl>(d->getDecl());
-          if (v && (inner->count(v) || !onlyReads(*ctx, body, v))) ok = false;
-        }
-        return ok;
-      }
-    } u;
-    u.ctx = actx;
-    u.body = kernel_body;
-    u.inner = &inner;
-    u.TraverseStmt(const_cast<clang::Expr*>(r));
-    return u.ok && !r->HasSideEffects(*actx);
+    const clang::Expr* r = nullptr;
+    return actx && counterIndex(*actx, kernel_body, loop_stmt, idx, counter, &r);
   }
   // Per base, the index texts of its accesses: one lane's element only while they are all the same
   // (y[R + c] stored and y[R + c + 1] read is another lane's).
@@ -392,6 +364,7 @@ class WarpPerRow : public Transform {
       scan.actx = &ctx;
       scan.kernel_body = body;
       scan.loop_body = fs != nullptr;
+      scan.loop_stmt = fs ? fs->getBody() : nullptr;
       scan.counter = fs ? columnLoop(fs) : nullptr;
       scan.TraverseStmt(const_cast<clang::Stmt*>(fs ? fs->getBody() : s));
       if (!scan.why.empty()) return TransformResult::no(scan.why);
