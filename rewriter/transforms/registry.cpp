@@ -30,6 +30,7 @@
   X(VectorCastAccess) \
   X(BlockScanShuffle) \
   X(ColumnPartialSums) \
+  X(CoarsenRows) \
   /* one line per transform, above this one */
 // clang-format on
 

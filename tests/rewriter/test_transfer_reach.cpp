@@ -42,6 +42,7 @@ const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
     {"histogram", {"privatize-histogram"}},
     {"scan", {"block-scan-shuffle"}},
     {"columns", {"column-partial-sums"}},
+    {"stencil", {"coarsen-rows"}},
 };
 
 struct Kernel {
@@ -66,8 +67,8 @@ const Kernel kKernels[] = {
     {"rows", "src/argmax.cu", "", "row_max_argmax", 128, 1},
     {"columns", "src/colsum.cu", "", "column_sums", 128, 1},
     {"2-D", "src/transpose.cu", "", "transpose_naive_kernel", 32, 8},
-    {"", "src/stencil.cu", "", "laplacian5", 16, 16},
-    {"", "src/blur.cu", "", "box_blur_kernel", 16, 16},
+    {"stencil", "src/stencil.cu", "", "laplacian5", 16, 16},
+    {"stencil", "src/blur.cu", "", "box_blur_kernel", 16, 16},
     {"2-D", "src/sgemm.cu", "", "gemm_naive", 32, 32},
     {"2-D", "src/linear.cu", "", "linear_forward_nt", 16, 16},
     {"elementwise", "include/transfer/detail/activations.cuh", "src/ops.cu", "gelu_tanh_kernel", 256, 1},

@@ -1,0 +1,587 @@
+// Design probe: before a transform is written for a family, time the forms it could emit on the
+// transfer suite's own sizes (examples/transfer/src/check.cu), so the transform emits the one that
+// pays. Each form is checked against the naive kernel's output first (exact for the integer blur and
+// the stencil's bit-identical sums, 1e-5 relative for reordered float sums).
+//
+// Timing as bench/transfer_refs.cu: L2 flushed (256 MiB memset) before each run, events around the
+// run, the median of 21 after 3 warm-ups. Output: `probe <family> <form> <ms> <x over naive>`.
+// usage: shape_probe   (needs a CUDA device; exit 77 without one)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+namespace {
+
+void* g_flush = nullptr;
+const size_t kFlushBytes = size_t(256) << 20;
+
+double timeMs(const std::function<void()>& fn) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) fn();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> ms;
+  for (int i = 0; i < 21; ++i) {
+    CK(cudaMemsetAsync(g_flush, i & 0xff, kFlushBytes));
+    CK(cudaEventRecord(a));
+    fn();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+template <typename T>
+std::vector<T> download(const T* d, size_t n) {
+  std::vector<T> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+double g_base = 0;
+void report(const char* family, const std::string& form, double ms, bool ok) {
+  if (form == "naive") g_base = ms;
+  std::printf("probe %-10s %-34s %8.4f ms  %5.2fx  %s\n", family, form.c_str(), ms, g_base / ms,
+              ok ? "ok" : "WRONG");
+}
+
+// ---------------------------------------------------------------- 5-point stencil (laplacian5)
+__global__ void lapNaive(const float* in, float* out, int nx, int ny, float s) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < ny && col < nx) {
+    if (row == 0 || row == ny - 1 || col == 0 || col == nx - 1) {
+      out[row * nx + col] = 0.0f;
+    } else {
+      float c = in[row * nx + col];
+      float sum = in[(row - 1) * nx + col] + in[(row + 1) * nx + col] + in[row * nx + col - 1] +
+                  in[row * nx + col + 1];
+      out[row * nx + col] = (sum - 4.0f * c) * s;
+    }
+  }
+}
+
+// The same body in a loop over R consecutive rows per thread (grid.y / R): what a plain
+// "coarsen along y" transform would emit, the compiler left to reuse loads across iterations.
+template <int R>
+__global__ void lapRows(const float* __restrict__ in, float* __restrict__ out, int nx, int ny,
+                        float s) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = row0 + r;
+    if (row < ny && col < nx) {
+      if (row == 0 || row == ny - 1 || col == 0 || col == nx - 1) {
+        out[row * nx + col] = 0.0f;
+      } else {
+        float c = in[row * nx + col];
+        float sum = in[(row - 1) * nx + col] + in[(row + 1) * nx + col] + in[row * nx + col - 1] +
+                    in[row * nx + col + 1];
+        out[row * nx + col] = (sum - 4.0f * c) * s;
+      }
+    }
+  }
+}
+
+// Rows strided by blockDim.y (each block covers R x its rows): coalescing of the naive, more work.
+template <int R>
+__global__ void lapRowsStrided(const float* __restrict__ in, float* __restrict__ out, int nx,
+                               int ny, float s) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = blockIdx.y * blockDim.y * R + r * blockDim.y + threadIdx.y;
+    if (row < ny && col < nx) {
+      if (row == 0 || row == ny - 1 || col == 0 || col == nx - 1) {
+        out[row * nx + col] = 0.0f;
+      } else {
+        float c = in[row * nx + col];
+        float sum = in[(row - 1) * nx + col] + in[(row + 1) * nx + col] + in[row * nx + col - 1] +
+                    in[row * nx + col + 1];
+        out[row * nx + col] = (sum - 4.0f * c) * s;
+      }
+    }
+  }
+}
+
+// Shared-memory halo tile (BX+2) x (BY+2), block BX x BY.
+template <int BX, int BY>
+__global__ void lapTile(const float* __restrict__ in, float* __restrict__ out, int nx, int ny,
+                        float s) {
+  __shared__ float t[BY + 2][BX + 2];
+  int col = blockIdx.x * BX + threadIdx.x;
+  int row = blockIdx.y * BY + threadIdx.y;
+  for (int y = threadIdx.y; y < BY + 2; y += BY)
+    for (int x = threadIdx.x; x < BX + 2; x += BX) {
+      int gy = blockIdx.y * BY + y - 1, gx = blockIdx.x * BX + x - 1;
+      t[y][x] = (gy >= 0 && gy < ny && gx >= 0 && gx < nx) ? in[gy * nx + gx] : 0.0f;
+    }
+  __syncthreads();
+  if (row < ny && col < nx) {
+    if (row == 0 || row == ny - 1 || col == 0 || col == nx - 1) {
+      out[row * nx + col] = 0.0f;
+    } else {
+      int x = threadIdx.x + 1, y = threadIdx.y + 1;
+      float c = t[y][x];
+      float sum = t[y - 1][x] + t[y + 1][x] + t[y][x - 1] + t[y][x + 1];
+      out[row * nx + col] = (sum - 4.0f * c) * s;
+    }
+  }
+}
+
+void probeLaplacian() {
+  const int nx = 4096, ny = 4096;
+  const size_t n = size_t(nx) * ny;
+  std::vector<float> h(n);
+  std::mt19937 rng(411);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto& x : h) x = u(rng);
+  float *in, *ref, *out;
+  CK(cudaMalloc(&in, n * 4));
+  CK(cudaMalloc(&ref, n * 4));
+  CK(cudaMalloc(&out, n * 4));
+  CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+  const float s = 1.0f / (0.01f * 0.01f);
+  auto grid = [&](int bx, int by) { return dim3((nx + bx - 1) / bx, (ny + by - 1) / by); };
+  lapNaive<<<grid(16, 16), dim3(16, 16)>>>(in, ref, nx, ny, s);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> want = download(ref, n);
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(out, 0xff, n * 4));
+    fn();
+    CK(cudaDeviceSynchronize());
+    bool ok = download(out, n) == want;
+    report("stencil", name, timeMs(fn), ok);
+  };
+  run("naive", [&] { lapNaive<<<grid(16, 16), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  const int shapes[][2] = {{32, 8}, {32, 16}, {64, 4}, {128, 2}, {32, 4}, {256, 1}};
+  for (auto& b : shapes)
+    run("block " + std::to_string(b[0]) + "x" + std::to_string(b[1]),
+        [&] { lapNaive<<<grid(b[0], b[1]), dim3(b[0], b[1])>>>(in, out, nx, ny, s); });
+  run("rows4 32x8", [&] { lapRows<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, nx, ny, s); });
+  run("rows8 32x8", [&] { lapRows<8><<<grid(32, 64), dim3(32, 8)>>>(in, out, nx, ny, s); });
+  run("rows4 16x16", [&] { lapRows<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("rows4 64x4", [&] { lapRows<4><<<grid(64, 16), dim3(64, 4)>>>(in, out, nx, ny, s); });
+  run("strided4 32x8", [&] { lapRowsStrided<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, nx, ny, s); });
+  run("strided4 16x16", [&] { lapRowsStrided<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("tile 32x8", [&] { lapTile<32, 8><<<grid(32, 8), dim3(32, 8)>>>(in, out, nx, ny, s); });
+  run("tile 16x16", [&] { lapTile<16, 16><<<grid(16, 16), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  CK(cudaFree(in));
+  CK(cudaFree(ref));
+  CK(cudaFree(out));
+}
+
+// ---------------------------------------------------------------- 3x3 box blur, 8-bit
+__global__ void blurNaive(const unsigned char* in, unsigned char* out, int w, int h) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col < w && row < h) {
+    int sum = 0, count = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int yy = row + dy, xx = col + dx;
+        if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+          sum += in[yy * w + xx];
+          count++;
+        }
+      }
+    out[row * w + col] = (unsigned char)(sum / count);
+  }
+}
+
+template <int R>
+__global__ void blurRows(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                         int w, int h) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = row0 + r;
+    if (col < w && row < h) {
+      int sum = 0, count = 0;
+#pragma unroll
+      for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+        for (int dx = -1; dx <= 1; ++dx) {
+          int yy = row + dy, xx = col + dx;
+          if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+            sum += in[yy * w + xx];
+            count++;
+          }
+        }
+      out[row * w + col] = (unsigned char)(sum / count);
+    }
+  }
+}
+
+template <int R>
+__global__ void blurStrided(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                            int w, int h) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = blockIdx.y * blockDim.y * R + r * blockDim.y + threadIdx.y;
+    if (col < w && row < h) {
+      int sum = 0, count = 0;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          int yy = row + dy, xx = col + dx;
+          if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+            sum += in[yy * w + xx];
+            count++;
+          }
+        }
+      out[row * w + col] = (unsigned char)(sum / count);
+    }
+  }
+}
+
+template <int BX, int BY>
+__global__ void blurTile(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                         int w, int h) {
+  __shared__ int t[BY + 2][BX + 2];  // -1: outside the image
+  int col = blockIdx.x * BX + threadIdx.x;
+  int row = blockIdx.y * BY + threadIdx.y;
+  for (int y = threadIdx.y; y < BY + 2; y += BY)
+    for (int x = threadIdx.x; x < BX + 2; x += BX) {
+      int gy = blockIdx.y * BY + y - 1, gx = blockIdx.x * BX + x - 1;
+      t[y][x] = (gy >= 0 && gy < h && gx >= 0 && gx < w) ? int(in[gy * w + gx]) : -1;
+    }
+  __syncthreads();
+  if (col < w && row < h) {
+    int sum = 0, count = 0;
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) {
+        int v = t[threadIdx.y + dy][threadIdx.x + dx];
+        if (v >= 0) {
+          sum += v;
+          count++;
+        }
+      }
+    out[row * w + col] = (unsigned char)(sum / count);
+  }
+}
+
+void probeBlur() {
+  const int w = 3840, h = 2160;
+  const size_t n = size_t(w) * h;
+  std::vector<unsigned char> hin(n);
+  std::mt19937 rng(421);
+  for (auto& x : hin) x = (unsigned char)(rng() & 0xff);
+  unsigned char *in, *ref, *out;
+  CK(cudaMalloc(&in, n));
+  CK(cudaMalloc(&ref, n));
+  CK(cudaMalloc(&out, n));
+  CK(cudaMemcpy(in, hin.data(), n, cudaMemcpyHostToDevice));
+  auto grid = [&](int bx, int by) { return dim3((w + bx - 1) / bx, (h + by - 1) / by); };
+  blurNaive<<<grid(16, 16), dim3(16, 16)>>>(in, ref, w, h);
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned char> want = download(ref, n);
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(out, 0x5a, n));
+    fn();
+    CK(cudaDeviceSynchronize());
+    bool ok = download(out, n) == want;
+    report("blur", name, timeMs(fn), ok);
+  };
+  run("naive", [&] { blurNaive<<<grid(16, 16), dim3(16, 16)>>>(in, out, w, h); });
+  const int shapes[][2] = {{32, 8}, {64, 4}, {128, 2}, {32, 16}, {64, 8}};
+  for (auto& b : shapes)
+    run("block " + std::to_string(b[0]) + "x" + std::to_string(b[1]),
+        [&] { blurNaive<<<grid(b[0], b[1]), dim3(b[0], b[1])>>>(in, out, w, h); });
+  run("rows4 32x8", [&] { blurRows<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, w, h); });
+  run("rows8 32x8", [&] { blurRows<8><<<grid(32, 64), dim3(32, 8)>>>(in, out, w, h); });
+  run("rows4 16x16", [&] { blurRows<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, w, h); });
+  run("rows4 64x4", [&] { blurRows<4><<<grid(64, 16), dim3(64, 4)>>>(in, out, w, h); });
+  run("strided4 16x16", [&] { blurStrided<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, w, h); });
+  run("strided4 32x8", [&] { blurStrided<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, w, h); });
+  run("tile 32x8", [&] { blurTile<32, 8><<<grid(32, 8), dim3(32, 8)>>>(in, out, w, h); });
+  run("tile 16x16", [&] { blurTile<16, 16><<<grid(16, 16), dim3(16, 16)>>>(in, out, w, h); });
+  CK(cudaFree(in));
+  CK(cudaFree(ref));
+  CK(cudaFree(out));
+}
+
+// ---------------------------------------------------------------- 1-D convolution, runtime taps
+__global__ void convNaive(const float* in, const float* taps, float* out, int n, int ntaps) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = ntaps / 2;
+  if (i < n) {
+    int start = i - r;
+    float v = 0;
+    for (int k = 0; k < ntaps; k++) {
+      int j = start + k;
+      if (j >= 0 && j < n) v += in[j] * taps[k];
+    }
+    out[i] = v;
+  }
+}
+
+// Taps staged in shared memory (up to MAXT; larger filters take the naive loop).
+template <int MAXT>
+__global__ void convTaps(const float* __restrict__ in, const float* __restrict__ taps,
+                         float* __restrict__ out, int n, int ntaps) {
+  __shared__ float st[MAXT];
+  for (int k = threadIdx.x; k < ntaps && k < MAXT; k += blockDim.x) st[k] = taps[k];
+  __syncthreads();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = ntaps / 2;
+  if (i < n) {
+    int start = i - r;
+    float v = 0;
+    for (int k = 0; k < ntaps; k++) {
+      int j = start + k;
+      if (j >= 0 && j < n) v += in[j] * st[k];
+    }
+    out[i] = v;
+  }
+}
+
+// Input tile [block start - r, block end + (ntaps - 1 - r)) and taps in shared memory; OUT outputs
+// per thread, strided by the block (dynamic shared memory: B * OUT + MAXT - 1 floats).
+template <int MAXT, int OUT>
+__global__ void convTile(const float* __restrict__ in, const float* __restrict__ taps,
+                         float* __restrict__ out, int n, int ntaps) {
+  extern __shared__ float sm[];
+  float* st = sm;
+  float* sx = sm + MAXT;
+  int B = blockDim.x;
+  int r = ntaps / 2;
+  int base = blockIdx.x * B * OUT;
+  int len = B * OUT + ntaps - 1;
+  for (int k = threadIdx.x; k < ntaps; k += B) st[k] = taps[k];
+  for (int x = threadIdx.x; x < len; x += B) {
+    int j = base - r + x;
+    sx[x] = (j >= 0 && j < n) ? in[j] : 0.0f;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int o = 0; o < OUT; ++o) {
+    int i = base + o * B + threadIdx.x;
+    if (i < n) {
+      float v = 0;
+      for (int k = 0; k < ntaps; k++) v += sx[o * B + threadIdx.x + k] * st[k];
+      out[i] = v;
+    }
+  }
+}
+
+// Same tile; each thread's OUT outputs are consecutive, accumulated together per tap (reuse of
+// the window in registers along k).
+template <int MAXT, int OUT>
+__global__ void convTileRun(const float* __restrict__ in, const float* __restrict__ taps,
+                            float* __restrict__ out, int n, int ntaps) {
+  extern __shared__ float sm[];
+  float* st = sm;
+  float* sx = sm + MAXT;
+  int B = blockDim.x;
+  int r = ntaps / 2;
+  int base = blockIdx.x * B * OUT;
+  int len = B * OUT + ntaps - 1;
+  for (int k = threadIdx.x; k < ntaps; k += B) st[k] = taps[k];
+  for (int x = threadIdx.x; x < len; x += B) {
+    int j = base - r + x;
+    sx[x] = (j >= 0 && j < n) ? in[j] : 0.0f;
+  }
+  __syncthreads();
+  float acc[OUT];
+  float win[OUT];
+#pragma unroll
+  for (int o = 0; o < OUT; ++o) {
+    acc[o] = 0;
+    win[o] = sx[threadIdx.x * OUT + o];
+  }
+  for (int k = 0; k < ntaps; k++) {
+    float t = st[k];
+#pragma unroll
+    for (int o = 0; o < OUT; ++o) acc[o] += win[o] * t;
+#pragma unroll
+    for (int o = 0; o < OUT - 1; ++o) win[o] = win[o + 1];
+    win[OUT - 1] = sx[threadIdx.x * OUT + OUT + k];
+  }
+#pragma unroll
+  for (int o = 0; o < OUT; ++o) {
+    int i = base + threadIdx.x * OUT + o;
+    if (i < n) out[i] = acc[o];
+  }
+}
+
+void probeConv() {
+  const int n = 1 << 24, ntaps = 31;
+  std::vector<float> h(n), ht(ntaps);
+  std::mt19937 rng(431);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto& x : h) x = u(rng);
+  for (auto& x : ht) x = u(rng);
+  float *in, *taps, *ref, *out;
+  CK(cudaMalloc(&in, n * 4));
+  CK(cudaMalloc(&taps, ntaps * 4));
+  CK(cudaMalloc(&ref, n * 4));
+  CK(cudaMalloc(&out, n * 4));
+  CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(taps, ht.data(), ntaps * 4, cudaMemcpyHostToDevice));
+  convNaive<<<(n + 127) / 128, 128>>>(in, taps, ref, n, ntaps);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> want = download(ref, n);
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(out, 0xff, size_t(n) * 4));
+    fn();
+    CK(cudaDeviceSynchronize());
+    std::vector<float> got = download(out, n);
+    bool ok = true;
+    for (int i = 0; i < n && ok; ++i)
+      ok = std::fabs(got[i] - want[i]) <= 1e-5f * (1 + std::fabs(want[i]));
+    report("conv1d", name, timeMs(fn), ok);
+  };
+  run("naive", [&] { convNaive<<<(n + 127) / 128, 128>>>(in, taps, out, n, ntaps); });
+  run("block 256", [&] { convNaive<<<(n + 255) / 256, 256>>>(in, taps, out, n, ntaps); });
+  run("taps shared 128", [&] { convTaps<64><<<(n + 127) / 128, 128>>>(in, taps, out, n, ntaps); });
+  auto tile = [&](auto kern, int B, int OUT, const char* nm) {
+    size_t sh = (64 + B * OUT + ntaps - 1) * 4;
+    run(std::string(nm) + " B" + std::to_string(B) + " x" + std::to_string(OUT),
+        [&] { kern<<<(n + B * OUT - 1) / (B * OUT), B, sh>>>(in, taps, out, n, ntaps); });
+  };
+  tile(convTile<64, 1>, 128, 1, "tile");
+  tile(convTile<64, 1>, 256, 1, "tile");
+  tile(convTile<64, 4>, 128, 4, "tile");
+  tile(convTile<64, 4>, 256, 4, "tile");
+  tile(convTile<64, 8>, 256, 8, "tile");
+  tile(convTileRun<64, 4>, 128, 4, "tile-run");
+  tile(convTileRun<64, 8>, 128, 8, "tile-run");
+  tile(convTileRun<64, 8>, 256, 8, "tile-run");
+  CK(cudaFree(in));
+  CK(cudaFree(taps));
+  CK(cudaFree(ref));
+  CK(cudaFree(out));
+}
+
+// ---------------------------------------------------------------- tree reduction, coarsened
+// What tree-reduce-shuffle-coarse emits (a grid-stride run per thread, then warp shuffles), with
+// the grid divided by C; UNROLL independent accumulators in the run; or float4 loads.
+template <int UNROLL>
+__global__ void redCoarse(const float* __restrict__ x, float* result, int n) {
+  __shared__ float warp[32];
+  int tid = threadIdx.x;
+  int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = blockDim.x * gridDim.x;
+  float acc[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) acc[u] = 0;
+  int i = gid;
+  for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride)
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) acc[u] += x[i + u * stride];
+  for (; i < n; i += stride) acc[0] += x[i];
+  float v = 0;
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) v += acc[u];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((tid & 31) == 0) warp[tid >> 5] = v;
+  __syncthreads();
+  if (tid < 32) {
+    v = tid < (blockDim.x >> 5) ? warp[tid] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (tid == 0) atomicAdd(result, v);
+  }
+}
+
+__global__ void redVec4(const float* __restrict__ x, float* result, int n) {
+  __shared__ float warp[32];
+  int tid = threadIdx.x;
+  int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = blockDim.x * gridDim.x;
+  float v = 0;
+  const float4* x4 = reinterpret_cast<const float4*>(x);
+  for (int i = gid; i < n / 4; i += stride) {
+    float4 q = x4[i];
+    v += (q.x + q.y) + (q.z + q.w);
+  }
+  for (int i = n / 4 * 4 + gid; i < n; i += stride) v += x[i];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((tid & 31) == 0) warp[tid >> 5] = v;
+  __syncthreads();
+  if (tid < 32) {
+    v = tid < (blockDim.x >> 5) ? warp[tid] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (tid == 0) atomicAdd(result, v);
+  }
+}
+
+void probeReduce() {
+  const int n = (1 << 24) + 7;
+  std::vector<float> h(n);
+  std::mt19937 rng(441);
+  std::uniform_real_distribution<float> u(-1, 1);
+  double want = 0;
+  for (auto& x : h) {
+    x = u(rng);
+    want += x;
+  }
+  float *x, *res;
+  CK(cudaMalloc(&x, size_t(n) * 4));
+  CK(cudaMalloc(&res, 4));
+  CK(cudaMemcpy(x, h.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(res, 0, 4));
+    fn();
+    CK(cudaDeviceSynchronize());
+    float got = download(res, 1)[0];
+    bool ok = std::fabs(got - want) <= 1e-3 * (1 + std::fabs(want));
+    report("reduce", name, timeMs([&] {
+             CK(cudaMemsetAsync(res, 0, 4));
+             fn();
+           }),
+           ok);
+  };
+  auto blocks = [&](int c) { return (n + 256 * c - 1) / (256 * c); };
+  run("naive", [&] { redCoarse<1><<<blocks(8), 256>>>(x, res, n); });  // = the current coarse 8
+  for (int c : {16, 32, 64, 128})
+    run("coarse " + std::to_string(c), [&] { redCoarse<1><<<blocks(c), 256>>>(x, res, n); });
+  for (int c : {8, 16, 32, 64})
+    run("coarse " + std::to_string(c) + " unroll4",
+        [&] { redCoarse<4><<<blocks(c), 256>>>(x, res, n); });
+  for (int c : {16, 32, 64})
+    run("coarse " + std::to_string(c) + " vec4", [&] { redVec4<<<blocks(c), 256>>>(x, res, n); });
+  CK(cudaFree(x));
+  CK(cudaFree(res));
+}
+
+}  // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, 0));
+  std::printf("device %s\n", p.name);
+  CK(cudaMalloc(&g_flush, kFlushBytes));
+  probeLaplacian();
+  probeBlur();
+  probeConv();
+  probeReduce();
+  return 0;
+}
