@@ -104,6 +104,26 @@ __global__ void lapRows(const float* __restrict__ in, float* __restrict__ out, i
   }
 }
 
+// The same without __restrict__ (what coarsen-rows emits on a kernel whose pointers lack it).
+template <int R>
+__global__ void lapRowsAliased(const float* in, float* out, int nx, int ny, float s) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = (blockIdx.y * blockDim.y + threadIdx.y) * R + r;
+    if (row < ny && col < nx) {
+      if (row == 0 || row == ny - 1 || col == 0 || col == nx - 1) {
+        out[row * nx + col] = 0.0f;
+      } else {
+        float c = in[row * nx + col];
+        float sum = in[(row - 1) * nx + col] + in[(row + 1) * nx + col] + in[row * nx + col - 1] +
+                    in[row * nx + col + 1];
+        out[row * nx + col] = (sum - 4.0f * c) * s;
+      }
+    }
+  }
+}
+
 // Rows strided by blockDim.y (each block covers R x its rows): coalescing of the naive, more work.
 template <int R>
 __global__ void lapRowsStrided(const float* __restrict__ in, float* __restrict__ out, int nx,
@@ -181,6 +201,11 @@ void probeLaplacian() {
         [&] { lapNaive<<<grid(b[0], b[1]), dim3(b[0], b[1])>>>(in, out, nx, ny, s); });
   run("rows4 32x8", [&] { lapRows<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, nx, ny, s); });
   run("rows8 32x8", [&] { lapRows<8><<<grid(32, 64), dim3(32, 8)>>>(in, out, nx, ny, s); });
+  run("rows4 16x16 no restrict", [&] { lapRowsAliased<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("rows2 16x16 no restrict", [&] { lapRowsAliased<2><<<grid(16, 32), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("rows8 16x16 no restrict", [&] { lapRowsAliased<8><<<grid(16, 128), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("rows2 16x16", [&] { lapRows<2><<<grid(16, 32), dim3(16, 16)>>>(in, out, nx, ny, s); });
+  run("rows8 16x16", [&] { lapRows<8><<<grid(16, 128), dim3(16, 16)>>>(in, out, nx, ny, s); });
   run("rows4 16x16", [&] { lapRows<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, nx, ny, s); });
   run("rows4 64x4", [&] { lapRows<4><<<grid(64, 16), dim3(64, 4)>>>(in, out, nx, ny, s); });
   run("strided4 32x8", [&] { lapRowsStrided<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, nx, ny, s); });
@@ -223,6 +248,27 @@ __global__ void blurRows(const unsigned char* __restrict__ in, unsigned char* __
 #pragma unroll
       for (int dy = -1; dy <= 1; ++dy)
 #pragma unroll
+        for (int dx = -1; dx <= 1; ++dx) {
+          int yy = row + dy, xx = col + dx;
+          if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+            sum += in[yy * w + xx];
+            count++;
+          }
+        }
+      out[row * w + col] = (unsigned char)(sum / count);
+    }
+  }
+}
+
+template <int R>
+__global__ void blurRowsAliased(const unsigned char* in, unsigned char* out, int w, int h) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int row = (blockIdx.y * blockDim.y + threadIdx.y) * R + r;
+    if (col < w && row < h) {
+      int sum = 0, count = 0;
+      for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
           int yy = row + dy, xx = col + dx;
           if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
@@ -313,6 +359,9 @@ void probeBlur() {
   run("rows4 32x8", [&] { blurRows<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, w, h); });
   run("rows8 32x8", [&] { blurRows<8><<<grid(32, 64), dim3(32, 8)>>>(in, out, w, h); });
   run("rows4 16x16", [&] { blurRows<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, w, h); });
+  run("rows4 16x16 no restrict", [&] { blurRowsAliased<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, w, h); });
+  run("rows2 16x16 no restrict", [&] { blurRowsAliased<2><<<grid(16, 32), dim3(16, 16)>>>(in, out, w, h); });
+  run("rows8 16x16 no restrict", [&] { blurRowsAliased<8><<<grid(16, 128), dim3(16, 16)>>>(in, out, w, h); });
   run("rows4 64x4", [&] { blurRows<4><<<grid(64, 16), dim3(64, 4)>>>(in, out, w, h); });
   run("strided4 16x16", [&] { blurStrided<4><<<grid(16, 64), dim3(16, 16)>>>(in, out, w, h); });
   run("strided4 32x8", [&] { blurStrided<4><<<grid(32, 32), dim3(32, 8)>>>(in, out, w, h); });

@@ -31,6 +31,7 @@
   X(BlockScanShuffle) \
   X(ColumnPartialSums) \
   X(CoarsenRows) \
+  X(WindowTile) \
   /* one line per transform, above this one */
 // clang-format on
 

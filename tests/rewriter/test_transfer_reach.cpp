@@ -43,6 +43,7 @@ const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
     {"scan", {"block-scan-shuffle"}},
     {"columns", {"column-partial-sums"}},
     {"stencil", {"coarsen-rows"}},
+    {"convolution", {"window-tile"}},
 };
 
 struct Kernel {
@@ -78,8 +79,8 @@ const Kernel kKernels[] = {
     {"elementwise", "src/elementwise.cu", "", "scale_clip_kernel", 256, 1},
     {"elementwise", "src/vecadd.cu", "", "vecAdd", 1024, 1},
     {"rows", "src/gemv.cu", "", "gemv_row_kernel", 256, 1},
-    {"", "src/conv1d.cu", "", "conv1d_const_kernel", 256, 1},
-    {"", "src/conv1d.cu", "", "conv1d_kernel", 128, 1},
+    {"convolution", "src/conv1d.cu", "", "conv1d_const_kernel", 256, 1},
+    {"convolution", "src/conv1d.cu", "", "conv1d_kernel", 128, 1},
     {"histogram", "src/histogram.cu", "", "histo_kernel", 256, 1},
     {"elementwise", "src/gather.cu", "", "gather_kernel", 256, 1},
 };
