@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include <clang/Lex/Lexer.h>
 #include <nlohmann/json.hpp>
 
 #include "apply.h"
@@ -94,7 +95,7 @@ std::string forwardMismatch(const Pipeline& p, const KernelPlan& plan, const Ker
   const StepResult f =
       applyStep(child, p.setup.clang_args, file, k.name, t, Direction::Forward, params, factsFor(plan, g), unit);
   if (!f.applied) return "forward with " + paramsText(params) + " refuses the simplified version (" + f.reason + ")";
-  if (normalizedText(f.overlay.at(file)) != normalizedText(parent_text))
+  if (!sameUpToTransformNames(f.overlay.at(file), parent_text))
     return "forward with " + paramsText(params) + " does not give " + parent_id + " back";
   return "";
 }
@@ -154,6 +155,49 @@ std::string normalizedText(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+namespace {
+// The tokens of a source text, comments dropped (clang's raw lexer: no preprocessing, so a
+// `#pragma unroll` is its three tokens).
+std::vector<std::string> tokensOf(const std::string& text) {
+  clang::LangOptions lo;
+  lo.CPlusPlus = lo.CPlusPlus11 = lo.CPlusPlus14 = lo.CPlusPlus17 = true;
+  lo.CUDA = true;
+  clang::Lexer lex(clang::SourceLocation(), lo, text.data(), text.data(), text.data() + text.size());
+  lex.SetCommentRetentionState(false);
+  std::vector<std::string> out;
+  clang::Token tok;
+  while (true) {
+    lex.LexFromRawLexer(tok);
+    if (tok.is(clang::tok::eof)) break;
+    // The lexer was given no file: a token's location encodes its offset in `text`.
+    out.push_back(text.substr(tok.getLocation().getRawEncoding(), tok.getLength()));
+  }
+  return out;
+}
+}  // namespace
+
+bool sameUpToTransformNames(const std::string& forward, const std::string& parent) {
+  if (normalizedText(forward) == normalizedText(parent)) return true;
+  const std::vector<std::string> a = tokensOf(forward), b = tokensOf(parent);
+  if (a.size() != b.size()) return false;
+  std::map<std::string, std::string> to, from;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const bool ours = a[k].rfind("kl_", 0) == 0;
+    if (!ours) {
+      if (a[k] != b[k] || from.count(b[k])) return false;  // b[k] already stands for a kl_ name
+      continue;
+    }
+    auto [it, fresh] = to.emplace(a[k], b[k]);
+    if (!fresh && it->second != b[k]) return false;
+    auto [jt, fresh2] = from.emplace(b[k], a[k]);
+    if (!fresh2 && jt->second != a[k]) return false;
+  }
+  // A parent name a kl_ name stands for must not also appear where forward has that name itself.
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k].rfind("kl_", 0) != 0 && from.count(a[k])) return false;
+  return true;
 }
 
 int runMine(const MineOptions& opt, const PipelineSeams& seams) {

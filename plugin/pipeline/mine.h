@@ -46,6 +46,12 @@ std::map<std::string, std::vector<TransformParams>> inverseParamSets(const std::
 // The text with runs of whitespace removed, except one blank between two identifier characters: a
 // step is kept when the forward gives the parent back in this form.
 std::string normalizedText(const std::string& s);
+// Whether `forward` (a forward step's text) is `parent` up to comments, whitespace and the names a
+// transform introduces: every `kl_` identifier of forward stands for one identifier of parent and
+// each such parent identifier for that one name only (a consistent renaming of the transform's
+// own locals: `for (int kl_r = 0; ...)` is an expert's `for (int r = 0; ...)`). Every other token
+// must be equal.
+bool sameUpToTransformNames(const std::string& forward, const std::string& parent);
 
 // Returns the process exit code: kExitOk when the lineage was written (whatever the outcomes),
 // kExitFailure when the expert could not be gated at all; InputError for a kernel not in the target.

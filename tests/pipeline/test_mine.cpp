@@ -907,3 +907,25 @@ TEST_CASE("mine: a paying step no forward transform reproduces becomes a skill a
   CHECK_THAT(readFile(llm->path), Catch::Contains("# grid-stride-loop's forward does not give v0 back from " + gsl->id +
                                                   ": forward with the default parameters refuses"));
 }
+
+TEST_CASE("mine: a forward step reproduces its parent up to comments and the names it introduces", "[mine]") {
+  const std::string forward =
+      "#pragma unroll\n for (int kl_r = 0; kl_r < 4; ++kl_r) {  // kl: 4 consecutive rows\n"
+      "  int row = (blockIdx.y * blockDim.y + threadIdx.y) * 4 + kl_r;\n  out[row] = 1; }";
+  const std::string expert =
+      "#pragma unroll\nfor (int r = 0; r < 4; ++r) {\n  /* each thread: 4 rows */ int row = (blockIdx.y * blockDim.y "
+      "+ threadIdx.y) * 4 + r;\n  out[row] = 1;\n}";
+  CHECK(sameUpToTransformNames(forward, expert));
+  CHECK(sameUpToTransformNames(expert, expert));
+  // Any other token differs: another count, another operator.
+  std::string other = expert;
+  other.replace(other.find("r < 4"), 5, "r < 8");
+  CHECK_FALSE(sameUpToTransformNames(forward, other));
+  // The expert's name already stands for something else: `r` is also the user's own `r`.
+  CHECK_FALSE(sameUpToTransformNames("int kl_r = 0; int r = kl_r;", "int r = 0; int r = r;"));
+  // Two names of the transform cannot be one name of the expert, nor one of them two.
+  CHECK_FALSE(sameUpToTransformNames("int kl_a = 0; int kl_b = kl_a;", "int t = 0; int t = t;"));
+  CHECK_FALSE(sameUpToTransformNames("int kl_a = 0; int x = kl_a;", "int s = 0; int x = t;"));
+  // A name of the user is never renamed.
+  CHECK_FALSE(sameUpToTransformNames("int row = 0;", "int r = 0;"));
+}
