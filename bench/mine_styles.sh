@@ -28,7 +28,7 @@ cp -r "$root/examples/styles" "$work/src"
 cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
 config="$work/build/klineage/styles/config.json"
-kernels=${MINE_STYLES_ONLY:-"style_reduce_sum style_transpose style_softmax style_layernorm style_axpy style_sgemm"}
+kernels=${MINE_STYLES_ONLY:-"style_reduce_sum style_transpose style_softmax style_layernorm style_axpy style_sgemm style_jacobi"}
 failed=0
 for k in $kernels; do
   t0=$(date +%s.%N)
