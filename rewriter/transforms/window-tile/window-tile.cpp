@@ -128,42 +128,31 @@ class WindowTile : public Transform {
     return emit(req, st);
   }
 
-  // Inverse: recognizes the text forward writes (the `(void)i;` line through the per-output loop)
-  // and puts the user's guard back, the loop's `if (kl_fast) acc = kl_acc[kl_o]; else` removed;
-  // grid.x * OUT. The fast path is forward's own text, so nothing else is recognized.
+  // Inverse: recognizes the text forward writes (from its `// kl:` line through the `else` branch
+  // whose per-output loop holds the user's guarded code as written), puts that code back and
+  // reports grid.x * OUT. Only forward's own text is recognized.
   TransformResult inverse(TransformRequest& req) const override {
     auto& ctx = req.ctx;
     Src src(ctx);
     auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     if (!body || body->body_empty()) return TransformResult::no("the kernel has no body");
-    std::vector<const clang::Stmt*> top(body->body_begin(), body->body_end());
-    const char* kNone = "no windowed form as window-tile writes it (`__shared__ T kl_win[...]` ... `for (int kl_o ...)`)";
-    // The `__shared__ T kl_win[...]` declaration, below forward's `// kl:` comment line.
-    size_t v = 0;
-    for (; v < top.size(); ++v) {
-      auto* ds = llvm::dyn_cast<clang::DeclStmt>(top[v]);
-      auto* vd = ds && ds->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()) : nullptr;
-      if (vd && vd->getName() == "kl_win") break;
-    }
-    if (v >= top.size() || top.back() == top[v]) return TransformResult::no(kNone);
-    const clang::Stmt* last = top.back();
-    if (auto* as = llvm::dyn_cast<clang::AttributedStmt>(last)) last = as->getSubStmt();
-    auto* per = llvm::dyn_cast<clang::ForStmt>(last);
+    const char* kNone = "no windowed form as window-tile writes it (`if (kl_span ...) { __shared__ T kl_win[...]; ... } "
+                        "else { for (int kl_o ...) ... }`)";
+    // The last statement: `if (kl_span >= 1 && ...) { ... } else { for (int kl_o ...) { T i = ...; GUARD } }`.
+    auto* top_if = llvm::dyn_cast<clang::IfStmt>(body->body_back());
+    auto* els = top_if ? llvm::dyn_cast_or_null<clang::CompoundStmt>(top_if->getElse()) : nullptr;
+    auto* per = els && els->size() == 1 ? llvm::dyn_cast<clang::ForStmt>(els->body_front()) : nullptr;
     const clang::VarDecl* o = per ? singleVar(per->getInit()) : nullptr;
     auto* pb = per ? llvm::dyn_cast<clang::CompoundStmt>(per->getBody()) : nullptr;
-    if (!o || o->getName() != "kl_o" || !pb || pb->size() != 2) return TransformResult::no(kNone);
-    auto* guard = llvm::dyn_cast<clang::IfStmt>(pb->body_back());
-    if (!guard) return TransformResult::no(kNone);
-    // The `if (kl_fast) acc = kl_acc[kl_o]; else LOOP` inside the guard.
-    const clang::IfStmt* fast = nullptr;
-    if (auto* gc = llvm::dyn_cast<clang::CompoundStmt>(guard->getThen()))
-      for (const clang::Stmt* s : gc->body())
-        if (auto* is = llvm::dyn_cast<clang::IfStmt>(s))
-          if (auto* dr = llvm::dyn_cast<clang::DeclRefExpr>(is->getCond()->IgnoreParenImpCasts());
-              dr && dr->getDecl()->getName() == "kl_fast" && is->getElse())
-            fast = is;
-    if (!fast) return TransformResult::no(kNone);
-    // OUT from `const int kl_t = threadIdx.x * OUT;`.
+    if (!o || o->getName() != "kl_o" || !pb || pb->size() != 2 || !llvm::isa<clang::IfStmt>(pb->body_back()))
+      return TransformResult::no(kNone);
+    const clang::Stmt* guard = pb->body_back();
+    // forward's text begins with its `// kl:` line, just above `const long long kl_span = ...;`.
+    std::vector<const clang::Stmt*> top(body->body_begin(), body->body_end());
+    size_t v = 0;
+    for (; v < top.size(); ++v)
+      if (const clang::VarDecl* vd = singleVar(top[v]); vd && vd->getName() == "kl_span") break;
+    if (v >= top.size()) return TransformResult::no(kNone);
     long long out = 0;
     for (size_t s = v; s < top.size(); ++s)
       if (const clang::VarDecl* vd = singleVar(top[s]); vd && vd->getName() == "kl_t" && vd->getInit())
@@ -172,19 +161,17 @@ class WindowTile : public Transform {
           if (bo->getRHS()->EvaluateAsInt(ev, ctx)) out = ev.Val.getInt().getExtValue();
         }
     if (out < 2) return TransformResult::no(kNone);
-    const clang::SourceLocation win_loc = llvm::cast<clang::DeclStmt>(top[v])->getSingleDecl()->getLocation();
-    if (!src.inFile(win_loc) || !src.inFile(per) || !src.inFile(guard)) return TransformResult::no("the windowed form is written through a macro");
-    unsigned w0 = src.lineStart(src.off(win_loc));  // (`__shared__` itself is a macro)
+    if (!src.inFile(top[v]) || !src.inFile(top_if) || !src.inFile(guard)) return TransformResult::no("the windowed form is written through a macro");
+    unsigned w0 = src.lineStart(src.off(top[v]->getBeginLoc()));
     if (w0 == 0) return TransformResult::no(kNone);
     unsigned a = src.lineStart(w0 - 1);
     a += static_cast<unsigned>(src.indentOf(a).size());
     if (src.slice(a, a + 6) != "// kl:") return TransformResult::no(kNone);
-    unsigned z = src.stmtEnd(per);
+    unsigned z = src.stmtEnd(top_if);
     unsigned g0 = src.off(guard->getBeginLoc()), g1 = src.stmtEnd(guard);
-    unsigned f0 = src.off(fast->getBeginLoc()), e0 = src.off(fast->getElse()->getBeginLoc());
     const size_t step = src.indentOf(g0).size() - src.indentOf(a).size();
-    std::string guard_text = src.slice(g0, f0) + src.slice(e0, g1);
-    // Every line after the first loses one indentation step.
+    const std::string guard_text = src.slice(g0, g1);
+    // Every line after the first loses forward's two indentation steps.
     std::string back;
     size_t p = 0;
     while (p < guard_text.size()) {
@@ -524,25 +511,33 @@ class WindowTile : public Transform {
     const std::string prod_fast = st.in_first ? "kl_w[kl_o] * kl_tap" : "kl_tap * kl_w[kl_o]";
     const std::string span_text = "(long long)(" + k1 + ") - (" + k0 + ")" + (st.inclusive ? " + 1" : "");
 
+    const std::string iname = st.i->getNameAsString();
+    const std::string i5 = i4 + pad;
+    auto outputDecl = [&](const std::string& at) { return i_type + " " + iname + " = (" + i_type + ")(" + at + ");"; };
     std::string t;
     t += "// kl: the block's input window in shared memory; each thread computes " + outs +
          " consecutive outputs, walking the taps once for all of them (a grid " + outs + "x smaller)\n";
-    t += ind + "__shared__ " + elem + " kl_win[" + bout + " + " + std::to_string(max_span) + "];\n";
     t += ind + "const long long kl_span = " + span_text + ";\n";
-    t += ind + "const bool kl_fast = kl_span >= 1 && kl_span <= " + std::to_string(max_span) + ";  // else each output runs the loop as written\n";
-    t += ind + "const long long kl_b0 = ((long long)" + st.i->getNameAsString() + " - threadIdx.x) * " + outs +
-         ";  // the block's first output\n";
+    t += ind + "const long long kl_b0 = ((long long)" + iname + " - threadIdx.x) * " + outs + ";  // the block's first output\n";
     t += ind + "const int kl_t = threadIdx.x * " + outs + ";\n";
-    t += ind + acc_t + " kl_acc[" + outs + "];\n";
-    t += ind + "if (kl_fast) {\n";
+    t += ind + "if (kl_span >= 1 && kl_span <= " + std::to_string(max_span) + ") {  // the window fits\n";
+    t += i2 + "__shared__ " + elem + " kl_win[" + bout + " + " + std::to_string(max_span) + "];\n";
     t += i2 + "const long long kl_first = kl_b0 + (" + k0 + ")" + off + ";  // the input index of slot 0\n";
+    t += i2 + "bool kl_full;  // every output of the block passes the guard and reads every slot it spans\n";
+    t += i2 + "{\n";
+    t += i3 + outputDecl("kl_b0 + " + std::to_string(B * out - 1)) + "\n";
+    t += i3 + "kl_full = " + guard + ";\n";
+    t += i2 + "}\n";
     t += i2 + "for (int kl_x = threadIdx.x; kl_x < " + bout + " + kl_span; kl_x += " + Bs + ") {\n";
     t += i3 + "// loaded where the original reads it: the first output reading the slot passes the guard, and C holds\n";
-    t += i3 + i_type + " " + st.i->getNameAsString() + " = (" + i_type + ")(kl_b0 + (kl_x >= kl_span ? kl_x - kl_span + 1 : 0));\n";
+    t += i3 + outputDecl("kl_b0 + (kl_x >= kl_span ? kl_x - kl_span + 1 : 0)") + "\n";
     t += i3 + j_t + " " + jname + " = (" + j_t + ")(kl_first + kl_x);\n";
-    t += i3 + "kl_win[kl_x] = (" + guard + ") && (" + cond + ") ? " + in + "[" + jname + "] : (" + elem + ")0;\n";
+    t += i3 + "const bool kl_read = (" + guard + ") && (" + cond + ");\n";
+    t += i3 + "kl_win[kl_x] = kl_read ? " + in + "[" + jname + "] : (" + elem + ")0;\n";
+    t += i3 + "kl_full = kl_full && (kl_read || kl_x == " + bout + " + kl_span - 1);  // (the last slot only fills the window)\n";
     t += i2 + "}\n";
-    t += i2 + "__syncthreads();\n";
+    t += i2 + "kl_full = __syncthreads_and(kl_full);\n";
+    t += i2 + acc_t + " kl_acc[" + outs + "];\n";
     t += i2 + elem + " kl_w[" + outs + "];\n";
     t += "#pragma unroll\n";
     t += i2 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
@@ -550,37 +545,51 @@ class WindowTile : public Transform {
     t += i3 + "kl_w[kl_o] = kl_win[kl_t + kl_o];\n";
     t += i2 + "}\n";
     t += i2 + "int kl_next = kl_t + " + outs + ";\n";
-    t += i2 + "for (" + squeezeSpaces(src.slice(src.off(st.loop->getInit()->getBeginLoc()), src.off(st.loop->getRParenLoc()))) + ") {\n";
-    t += i3 + "bool kl_in[" + outs + "];\n";
-    t += i3 + "bool kl_any = false;\n";
-    t += "#pragma unroll\n";
-    t += i3 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
-    t += i4 + i_type + " " + st.i->getNameAsString() + " = (" + i_type + ")(kl_b0 + kl_t + kl_o);\n";
-    t += i4 + j_t + " " + jname + " = (" + j_t + ")(kl_first + kl_t + kl_o + (" + kname + " - (" + k0 + ")));\n";
-    t += i4 + "kl_in[kl_o] = (" + guard + ") && (" + cond + ");\n";
-    t += i4 + "kl_any = kl_any || kl_in[kl_o];\n";
-    t += i3 + "}\n";
-    t += i3 + "if (kl_any) {  // the tap is read only where an output reads it\n";
+    const std::string header = "for (" + squeezeSpaces(src.slice(src.off(st.loop->getInit()->getBeginLoc()), src.off(st.loop->getRParenLoc()))) + ")";
+    const std::string shift = "#pragma unroll\n" + i4 + "for (int kl_o = 0; kl_o + 1 < " + outs +
+                              "; ++kl_o) kl_w[kl_o] = kl_w[kl_o + 1];\n" + i4 + "kl_w[" + std::to_string(out - 1) +
+                              "] = kl_win[kl_next++];\n";
+    t += i2 + "if (kl_full) {  // every term of every output is the original's: no test per term\n";
+    t += i3 + header + " {\n";
     t += i4 + "const auto kl_tap = " + w + ";  // W's own type, so each product is the user's\n";
     t += "#pragma unroll\n";
-    t += i4 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o)\n";
-    t += i4 + pad + "if (kl_in[kl_o]) kl_acc[kl_o] += " + prod_fast + ";\n";
+    t += i4 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) kl_acc[kl_o] += " + prod_fast + ";\n";
+    t += shift;
     t += i3 + "}\n";
+    t += i2 + "} else {  // the block's edges: each term under the original's conditions\n";
+    t += i3 + header + " {\n";
+    t += i4 + "bool kl_in[" + outs + "];\n";
+    t += i4 + "bool kl_any = false;\n";
     t += "#pragma unroll\n";
-    t += i3 + "for (int kl_o = 0; kl_o + 1 < " + outs + "; ++kl_o) kl_w[kl_o] = kl_w[kl_o + 1];\n";
-    t += i3 + "kl_w[" + std::to_string(out - 1) + "] = kl_win[kl_next++];\n";
+    t += i4 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
+    t += i5 + outputDecl("kl_b0 + kl_t + kl_o") + "\n";
+    t += i5 + j_t + " " + jname + " = (" + j_t + ")(kl_first + kl_t + kl_o + (" + kname + " - (" + k0 + ")));\n";
+    t += i5 + "kl_in[kl_o] = (" + guard + ") && (" + cond + ");\n";
+    t += i5 + "kl_any = kl_any || kl_in[kl_o];\n";
+    t += i4 + "}\n";
+    t += i4 + "if (kl_any) {  // the tap is read only where an output reads it\n";
+    t += i5 + "const auto kl_tap = " + w + ";\n";
+    t += "#pragma unroll\n";
+    t += i5 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o)\n";
+    t += i5 + pad + "if (kl_in[kl_o]) kl_acc[kl_o] += " + prod_fast + ";\n";
+    t += i4 + "}\n";
+    t += shift;
+    t += i3 + "}\n";
     t += i2 + "}\n";
-    t += ind + "}\n";
-    t += "#pragma unroll\n";
-    t += ind + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
-    t += i2 + i_decl + "(" + i_type + ")(kl_b0 + kl_t + kl_o);\n";
-    // The user's guard with the loop replaced by its result, re-indented one step.
+    // Per output: the user's guarded code, the loop replaced by its result.
     unsigned l0 = src.off(st.loop->getBeginLoc()), l1 = src.stmtEnd(st.loop);
-    std::string loop_text = src.slice(l0, l1);
-    std::string acc_name = st.acc->getNameAsString();
-    std::string replaced = src.slice(g0, l0) + "if (kl_fast) " + acc_name + " = kl_acc[kl_o];\n" + src.indentOf(l0) +
-                           "else " + loop_text + src.slice(l1, g1);
-    t += i2 + reindent(replaced, pad) + "\n";
+    const std::string acc_name = st.acc->getNameAsString();
+    const std::string with_result = src.slice(g0, l0) + acc_name + " = kl_acc[kl_o];" + src.slice(l1, g1);
+    t += "#pragma unroll\n";
+    t += i2 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
+    t += i3 + i_decl + "(" + i_type + ")(kl_b0 + kl_t + kl_o);\n";
+    t += i3 + reindent(with_result, pad + pad) + "\n";
+    t += i2 + "}\n";
+    t += ind + "} else {  // each output runs the loop as written\n";
+    t += i2 + "for (int kl_o = 0; kl_o < " + outs + "; ++kl_o) {\n";
+    t += i3 + i_decl + "(" + i_type + ")(kl_b0 + kl_t + kl_o);\n";
+    t += i3 + reindent(src.slice(g0, g1), pad + pad) + "\n";
+    t += i2 + "}\n";
     t += ind + "}";
     if (req.rewriter.ReplaceText(src.at(g0), g1 - g0, t)) return TransformResult::no("the rewriter refused the edit");
     GeometryChange g;
