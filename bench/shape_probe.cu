@@ -3,8 +3,8 @@
 // pays. Each form is checked against the naive kernel's output first (exact for the integer blur and
 // the stencil's bit-identical sums, 1e-5 relative for reordered float sums).
 //
-// Timing as bench/transfer_refs.cu: L2 flushed (256 MiB memset) before each run, events around the
-// run, the median of 21 after 3 warm-ups. Output: `probe <family> <form> <ms> <x over naive>`.
+// Timing: bench/timing.cuh (the gate's rule: the L2 flushed before each run, the median of 21).
+// Output: `probe <family> <form> <ms> <x over naive>`.
 // usage: shape_probe   (needs a CUDA device; exit 77 without one)
 #include <algorithm>
 #include <cmath>
@@ -15,41 +15,9 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "timing.cuh"
 
 namespace {
-
-void* g_flush = nullptr;
-const size_t kFlushBytes = size_t(256) << 20;
-
-double timeMs(const std::function<void()>& fn) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) fn();
-  CK(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int i = 0; i < 21; ++i) {
-    CK(cudaMemsetAsync(g_flush, i & 0xff, kFlushBytes));
-    CK(cudaEventRecord(a));
-    fn();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 template <typename T>
 std::vector<T> download(const T* d, size_t n) {
@@ -192,7 +160,7 @@ void probeLaplacian() {
     fn();
     CK(cudaDeviceSynchronize());
     bool ok = download(out, n) == want;
-    report("stencil", name, timeMs(fn), ok);
+    report("stencil", name, bench::timeMs(fn), ok);
   };
   run("naive", [&] { lapNaive<<<grid(16, 16), dim3(16, 16)>>>(in, out, nx, ny, s); });
   const int shapes[][2] = {{32, 8}, {32, 16}, {64, 4}, {128, 2}, {32, 4}, {256, 1}};
@@ -349,7 +317,7 @@ void probeBlur() {
     fn();
     CK(cudaDeviceSynchronize());
     bool ok = download(out, n) == want;
-    report("blur", name, timeMs(fn), ok);
+    report("blur", name, bench::timeMs(fn), ok);
   };
   run("naive", [&] { blurNaive<<<grid(16, 16), dim3(16, 16)>>>(in, out, w, h); });
   const int shapes[][2] = {{32, 8}, {64, 4}, {128, 2}, {32, 16}, {64, 8}};
@@ -501,7 +469,7 @@ void probeConv() {
     bool ok = true;
     for (int i = 0; i < n && ok; ++i)
       ok = std::fabs(got[i] - want[i]) <= 1e-5f * (1 + std::fabs(want[i]));
-    report("conv1d", name, timeMs(fn), ok);
+    report("conv1d", name, bench::timeMs(fn), ok);
   };
   run("naive", [&] { convNaive<<<(n + 127) / 128, 128>>>(in, taps, out, n, ntaps); });
   run("block 256", [&] { convNaive<<<(n + 255) / 256, 256>>>(in, taps, out, n, ntaps); });
@@ -597,7 +565,7 @@ void probeReduce() {
     CK(cudaDeviceSynchronize());
     float got = download(res, 1)[0];
     bool ok = std::fabs(got - want) <= 1e-3 * (1 + std::fabs(want));
-    report("reduce", name, timeMs([&] {
+    report("reduce", name, bench::timeMs([&] {
              CK(cudaMemsetAsync(res, 0, 4));
              fn();
            }),
@@ -627,7 +595,7 @@ int main() {
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("device %s\n", p.name);
-  CK(cudaMalloc(&g_flush, kFlushBytes));
+  bench::benchInit();
   probeLaplacian();
   probeBlur();
   probeConv();

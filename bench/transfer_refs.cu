@@ -23,14 +23,8 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                                                       \
-  do {                                                                                                 \
-    cudaError_t e_ = (call);                                                                           \
-    if (e_ != cudaSuccess) {                                                                           \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
-      std::exit(2);                                                                                    \
-    }                                                                                                  \
-  } while (0)
+#include "timing.cuh"
+
 #define CB(call)                                                                                       \
   do {                                                                                                 \
     cublasStatus_t s_ = (call);                                                                        \
@@ -41,34 +35,6 @@
   } while (0)
 
 namespace {
-
-void* g_flush = nullptr;
-const size_t kFlushBytes = size_t(256) << 20;
-
-// Median ms of fn over 21 runs, L2 flushed before each.
-double timeMs(const std::function<void()>& fn) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) fn();
-  CK(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int i = 0; i < 21; ++i) {
-    CK(cudaMemsetAsync(g_flush, i & 0xff, kFlushBytes));
-    CK(cudaEventRecord(a));
-    fn();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 template <typename T>
 T* devRandom(size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
@@ -174,7 +140,7 @@ int main() {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s\n", prop.name);
-  CK(cudaMalloc(&g_flush, kFlushBytes));
+  bench::benchInit();
   cublasHandle_t blas;
   CB(cublasCreate(&blas));
 
@@ -184,7 +150,7 @@ int main() {
   CK(cudaMalloc(&ca, copy_bytes));
   CK(cudaMalloc(&cb, copy_bytes));
   CK(cudaMemset(ca, 1, copy_bytes));
-  const double copy_ms = timeMs([&] { CK(cudaMemcpyAsync(cb, ca, copy_bytes, cudaMemcpyDeviceToDevice)); });
+  const double copy_ms = bench::timeMs([&] { CK(cudaMemcpyAsync(cb, ca, copy_bytes, cudaMemcpyDeviceToDevice)); });
   const double bw = 2.0 * copy_bytes / (copy_ms * 1e-3);  // bytes / s
   CK(cudaFree(ca));
   CK(cudaFree(cb));
@@ -212,26 +178,26 @@ int main() {
     CK(cudaMalloc(&out, sizeof(float)));
     CK(cub::DeviceReduce::Sum(nullptr, need, in, out, n));
     scratch(need);
-    report("block_reduce_sum", timeMs([&] { CK(cub::DeviceReduce::Sum(tmp, need, in, out, n)); }), "cub::DeviceReduce::Sum");
+    report("block_reduce_sum", bench::timeMs([&] { CK(cub::DeviceReduce::Sum(tmp, need, in, out, n)); }), "cub::DeviceReduce::Sum");
     CK(cudaFree(in));
     const size_t n2 = (size_t(1) << 24) + 1;
     in = devRandom<float>(n2, 106);
     CK(cub::DeviceReduce::Sum(nullptr, need, in, out, n2));
     scratch(need);
-    report("sum_kernel", timeMs([&] { CK(cub::DeviceReduce::Sum(tmp, need, in, out, n2)); }), "cub::DeviceReduce::Sum (float)");
+    report("sum_kernel", bench::timeMs([&] { CK(cub::DeviceReduce::Sum(tmp, need, in, out, n2)); }), "cub::DeviceReduce::Sum (float)");
     CK(cudaFree(in));
     const int n3 = (1 << 24) - 3;
     in = devRandom<float>(n3, 105, -1000, 1000);
     CK(cub::DeviceReduce::Min(nullptr, need, in, out, n3));
     scratch(need);
-    report("min_partial_kernel", timeMs([&] { CK(cub::DeviceReduce::Min(tmp, need, in, out, n3)); }),
+    report("min_partial_kernel", bench::timeMs([&] { CK(cub::DeviceReduce::Min(tmp, need, in, out, n3)); }),
            "cub::DeviceReduce::Min (the whole minimum; the transfer splits it over two kernels)");
     CK(cudaFree(in));
     const int nd = 1 << 24;
     float* a = devRandom<float>(nd, 102);
     float* b = devRandom<float>(nd, 103);
     CB(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_DEVICE));
-    report("dot_kernel", timeMs([&] { CB(cublasSdot(blas, nd, a, 1, b, 1, out)); }), "cublasSdot");
+    report("dot_kernel", bench::timeMs([&] { CB(cublasSdot(blas, nd, a, 1, b, 1, out)); }), "cublasSdot");
     CB(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST));
     CK(cudaFree(a));
     CK(cudaFree(b));
@@ -242,7 +208,7 @@ int main() {
     CK(cudaMalloc(&io, sizeof(int)));
     CK(cub::DeviceReduce::Max(nullptr, need, ii, io, ni));
     scratch(need);
-    report("reduce_max_int", timeMs([&] { CK(cub::DeviceReduce::Max(tmp, need, ii, io, ni)); }), "cub::DeviceReduce::Max");
+    report("reduce_max_int", bench::timeMs([&] { CK(cub::DeviceReduce::Max(tmp, need, ii, io, ni)); }), "cub::DeviceReduce::Max");
     CK(cudaFree(ii));
     CK(cudaFree(io));
   }
@@ -265,7 +231,7 @@ int main() {
         ok &= close(ho[s * len + i], run, 1e-5 * abs_run + 1e-6);
       }
     }
-    report("scan_segments_hs", timeMs([&] { scan_ref<<<segs, kScanThreads>>>(in, out); }),
+    report("scan_segments_hs", bench::timeMs([&] { scan_ref<<<segs, kScanThreads>>>(in, out); }),
            std::string("cub::BlockScan, 256 threads x 4 per segment (check ") + (ok ? "ok)" : "FAILED)"));
     CK(cudaFree(in));
     CK(cudaFree(out));
@@ -297,7 +263,7 @@ int main() {
         ok &= close(hy[r * kCols + j], want, 1e-4 * want + 1e-9);
       }
     }
-    report("softmax_forward_kernel", timeMs([&] { softmax_ref<<<grid, threads>>>(in, out, N); }),
+    report("softmax_forward_kernel", bench::timeMs([&] { softmax_ref<<<grid, threads>>>(in, out, N); }),
            std::string("warp per row, float4, the row in registers (check ") + (ok ? "ok)" : "FAILED)"));
     layernorm_ref<<<grid, threads>>>(in, w, b, out, mean, rstd, N);
     CK(cudaGetLastError());
@@ -317,7 +283,7 @@ int main() {
         ok &= close(hy[r * kCols + j], want, 1e-4 * (std::fabs(want) + 1.0));
       }
     }
-    report("layernorm_forward_kernel", timeMs([&] { layernorm_ref<<<grid, threads>>>(in, w, b, out, mean, rstd, N); }),
+    report("layernorm_forward_kernel", bench::timeMs([&] { layernorm_ref<<<grid, threads>>>(in, w, b, out, mean, rstd, N); }),
            std::string("warp per row, float4, the row in registers (check ") + (ok ? "ok)" : "FAILED)"));
     CK(cudaFree(in));
     CK(cudaFree(out));
@@ -334,7 +300,7 @@ int main() {
     float* C = devRandom<float>(size_t(M) * N, 3);
     const float alpha = 1.5f, beta = -0.5f;
     // row-major C = alpha A B + beta C is column-major C^T = alpha B^T A^T + beta C^T
-    report("gemm_naive", timeMs([&] { CB(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N)); }),
+    report("gemm_naive", bench::timeMs([&] { CB(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N)); }),
            "cublasSgemm");
     CK(cudaFree(A));
     CK(cudaFree(B));
@@ -347,7 +313,7 @@ int main() {
     const float one = 1.0f, zero = 0.0f;
     // out (BT x OC, row-major) = inp W^T: column-major out^T (OC x BT) = W (op T of C x OC) inp^T
     report("linear_forward_nt",
-           timeMs([&] { CB(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, BT, Cin, &one, W, Cin, inp, Cin, &zero, out, OC)); }),
+           bench::timeMs([&] { CB(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, BT, Cin, &one, W, Cin, inp, Cin, &zero, out, OC)); }),
            "cublasSgemm (without the bias)");
     CK(cudaFree(inp));
     CK(cudaFree(W));
@@ -358,7 +324,7 @@ int main() {
     float* y = nullptr;
     CK(cudaMalloc(&y, gm * sizeof(float)));
     // y = A x, A row-major m x n: column-major A^T (n x m), op T
-    report("gemv_row_kernel", timeMs([&] { CB(cublasSgemv(blas, CUBLAS_OP_T, gn, gm, &one, GA, gn, x, 1, &zero, y, 1)); }),
+    report("gemv_row_kernel", bench::timeMs([&] { CB(cublasSgemv(blas, CUBLAS_OP_T, gn, gm, &one, GA, gn, x, 1, &zero, y, 1)); }),
            "cublasSgemv");
     CK(cudaFree(GA));
     CK(cudaFree(x));
@@ -372,7 +338,7 @@ int main() {
     std::vector<float> h1(h, 1.0f);
     CK(cudaMemcpy(ones, h1.data(), h * sizeof(float), cudaMemcpyHostToDevice));
     // column sums of row-major h x w = (column-major w x h) times ones
-    report("column_sums", timeMs([&] { CB(cublasSgemv(blas, CUBLAS_OP_N, w, h, &one, D, w, ones, 1, &zero, sums, 1)); }),
+    report("column_sums", bench::timeMs([&] { CB(cublasSgemv(blas, CUBLAS_OP_N, w, h, &one, D, w, ones, 1, &zero, sums, 1)); }),
            "cublasSgemv with a vector of ones");
     CK(cudaFree(D));
     CK(cudaFree(ones));
@@ -391,7 +357,7 @@ int main() {
     CK(cudaMalloc(&bins, 256 * sizeof(unsigned int)));
     CK(cub::DeviceHistogram::HistogramEven(nullptr, need, buf, bins, 257, 0, 256, size));
     scratch(need);
-    report("histo_kernel", timeMs([&] { CK(cub::DeviceHistogram::HistogramEven(tmp, need, buf, bins, 257, 0, 256, size)); }),
+    report("histo_kernel", bench::timeMs([&] { CK(cub::DeviceHistogram::HistogramEven(tmp, need, buf, bins, 257, 0, 256, size)); }),
            "cub::DeviceHistogram::HistogramEven");
     CK(cudaFree(buf));
     CK(cudaFree(bins));
@@ -413,6 +379,6 @@ int main() {
   floor("gather_kernel", M24 * 4 + (1 << 22) * F + M24 * F, "read the indices and the source once, write dst");
   CB(cublasDestroy(blas));
   if (tmp) CK(cudaFree(tmp));
-  CK(cudaFree(g_flush));
+  CK(cudaFree(bench::flushBuffer()));
   return 0;
 }

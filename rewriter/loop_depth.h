@@ -2,9 +2,27 @@
 // the transforms' scans that decide whether a break, continue or return would leave code they move
 // into (or out of) a loop.
 #pragma once
+#include <clang/AST/Expr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
 namespace klineage {
+
+// The expression an assignment to `lhs` changes as a whole variable: `s.f` and `a[j]` of a local
+// struct or array change `s` and `a` themselves (through a pointer, `p->f` and `p[j]`, they change
+// memory, not the variable). The scans below ask which variable a statement writes.
+inline const clang::Expr* assignedBase(const clang::Expr* lhs) {
+  while (true) {
+    lhs = lhs->IgnoreParenImpCasts();
+    if (auto* me = llvm::dyn_cast<clang::MemberExpr>(lhs); me && !me->isArrow()) {
+      lhs = me->getBase();
+    } else if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs);
+               ase && ase->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      lhs = ase->getBase();
+    } else {
+      return lhs;
+    }
+  }
+}
 
 template <typename Derived>
 struct LoopDepthVisitor : clang::RecursiveASTVisitor<Derived> {

@@ -114,18 +114,7 @@ struct IterationScan : LoopDepthVisitor<IterationScan> {
     return true;
   }
   bool target(const clang::Expr* lhs, const char* how) {
-    while (true) {  // s.f and a[j] of a local struct or array change that variable itself
-      lhs = lhs->IgnoreParenImpCasts();
-      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(lhs); me && !me->isArrow()) {
-        lhs = me->getBase();
-      } else if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs);
-                 ase && ase->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
-        lhs = ase->getBase();
-      } else {
-        break;
-      }
-    }
-    const clang::ValueDecl* d = referencedDecl(lhs);
+    const clang::ValueDecl* d = referencedDecl(assignedBase(lhs));
     if (!d) return true;
     if (d == row) return fail(std::string("the rows' code ") + how + " the row " + d->getNameAsString());
     if (llvm::isa<clang::VarDecl>(d) && !local.count(d))

@@ -90,19 +90,7 @@ struct RegionScan : LoopDepthVisitor<RegionScan> {
     return true;
   }
   bool target(const clang::Expr* lhs, const char* how) {
-    // s.f and a[j] of a local struct/array change that variable itself
-    while (true) {
-      lhs = lhs->IgnoreParenImpCasts();
-      if (auto* me = llvm::dyn_cast<clang::MemberExpr>(lhs); me && !me->isArrow()) {
-        lhs = me->getBase();
-      } else if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs);
-                 ase && ase->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
-        lhs = ase->getBase();
-      } else {
-        break;
-      }
-    }
-    const clang::ValueDecl* d = referencedDecl(lhs);
+    const clang::ValueDecl* d = referencedDecl(assignedBase(lhs));
     if (!d) return true;
     if (d == index) return fail(std::string("the guarded code ") + how + " the index " + d->getNameAsString());
     if (!control_only && llvm::isa<clang::VarDecl>(d) && !local.count(d))
