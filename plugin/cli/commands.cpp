@@ -177,6 +177,16 @@ int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, c
   return kExitBadInput;
 }
 
+int cmdEmitSkills(const std::string& lineage, const std::string& out_dir, const std::vector<std::string>& dirs) {
+  if (!fs::is_regular_file(lineage)) throw InputError(lineage, 0, 0, "no such lineage file (expected a klineage mine lineage.json)");
+  const Lineage l = loadLineage(lineage);
+  const std::vector<Skill> library = loadSkills(dirs, transformIds(), featureIds());
+  const auto files = emitMinedSkills(l, lineage, out_dir, transformNeeds(library));
+  for (const auto& f : files) std::cout << f << "\n";
+  ConsoleStatus().info("klineage: " + std::to_string(files.size()) + " mined skill(s) of " + l.kernel + " written to " + out_dir);
+  return kExitOk;
+}
+
 // Captures the launches of a program (the config's RUN command unless one is given after --).
 int cmdCapture(const std::string& config_path, const std::string& out, std::vector<std::string> command,
                unsigned max_shapes, unsigned long long max_bytes, double timeout_s) {

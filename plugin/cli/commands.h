@@ -14,6 +14,9 @@ int cmdExtract(const std::string& config, const std::string& out, const std::vec
 // their originals for the build tool.
 int cmdMaterialize(const std::string& config_path, const std::string& source, const std::string& depfile = "");
 int cmdSkills(const std::string& action, const std::vector<std::string>& dirs, const std::string& id);
+// `klineage skills emit <lineage.json> --out <dir>`: the lineage's mined skills written again (the
+// anchors from the library in `dirs`, as `klineage mine --emit-skills` writes them), no GPU needed.
+int cmdEmitSkills(const std::string& lineage, const std::string& out_dir, const std::vector<std::string>& dirs);
 // Captures the launches of a program (the config's RUN command unless one is given after --).
 int cmdCapture(const std::string& config_path, const std::string& out, std::vector<std::string> command,
                unsigned max_shapes, unsigned long long max_bytes, double timeout_s);

@@ -142,10 +142,15 @@ int main(int argc, char** argv) {
                "Exit status: 0 the lineage was written; 1 the expert could not be gated or KLineage failed; "
                "2 bad input.\n");
 
-  auto* skills = app.add_subcommand("skills", "Inspect the skill library: list, show <id>, validate.");
-  skills->add_option("action", action, "list | show | validate")->required()->check(CLI::IsMember({"list", "show", "validate"}));
-  skills->add_option("id", skill_id, "skill id (for show)");
+  auto* skills = app.add_subcommand("skills", "Inspect the skill library: list, show <id>, validate; emit <lineage.json> "
+                                              "writes a lineage's mined skills again (--out).");
+  std::string emit_out;
+  skills->add_option("action", action, "list | show | validate | emit")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "validate", "emit"}));
+  skills->add_option("id", skill_id, "skill id (for show), lineage.json (for emit)");
   skills->add_option("--skills", skill_dirs, "skill directories (default: the installed skills)");
+  skills->add_option("--out", emit_out, "emit: the directory the skills are written to");
 
   // Everything after the first `--` belongs to the subcommand (extract's nvcc flags, capture's
   // program), split off before CLI11 parses: a multi-value option such as --source would
@@ -232,6 +237,13 @@ int main(int argc, char** argv) {
       if (action == "show" && skill_id.empty()) {
         std::cerr << "klineage: error: skills show needs a skill id\n";
         return kExitBadInput;
+      }
+      if (action == "emit") {
+        if (skill_id.empty() || emit_out.empty()) {
+          std::cerr << "klineage: error: skills emit needs a lineage.json and --out <dir>\n";
+          return kExitBadInput;
+        }
+        return cmdEmitSkills(skill_id, emit_out, skill_dirs.empty() ? defaultSkillDirs() : skill_dirs);
       }
       return cmdSkills(action, skill_dirs.empty() ? defaultSkillDirs() : skill_dirs, skill_id);
     }

@@ -398,13 +398,50 @@ std::vector<std::pair<std::string, std::string>> probeRisks(const Lineage& l, co
 
 }  // namespace
 
+static std::string listDifference(const std::vector<std::string>& all, const std::vector<std::string>& kept) {
+  std::string out;
+  for (const auto& f : all)
+    if (std::find(kept.begin(), kept.end(), f) == kept.end()) out += (out.empty() ? "" : ", ") + f;
+  return out.empty() ? "nothing else" : out;
+}
+
 static std::string oneLine(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
   return s;
 }
 
-std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir) {
+std::map<std::string, std::vector<std::string>> transformNeeds(const std::vector<Skill>& library) {
+  std::map<std::string, std::vector<std::string>> needs;
+  for (const Skill& s : library) {
+    if (s.provenance_kind != "hand-written" || !s.hasTransform() || s.transform.empty()) continue;
+    std::vector<std::string> req = s.requires_features;
+    std::sort(req.begin(), req.end());
+    auto it = needs.find(s.transform);
+    if (it == needs.end()) {
+      needs.emplace(s.transform, req);
+      continue;
+    }
+    std::vector<std::string> both;
+    std::set_intersection(it->second.begin(), it->second.end(), req.begin(), req.end(), std::back_inserter(both));
+    it->second = both;
+  }
+  return needs;
+}
+
+// The features a mined skill's anchor requires (emitMinedSkills says which).
+static std::vector<std::string> anchorFeatures(const LineageVersion& v, const LineageStep& step,
+                                               const std::map<std::string, std::vector<std::string>>& needs) {
+  auto it = needs.find(step.transform);
+  if (step.materialize == "llm" || it == needs.end()) return v.features;
+  std::vector<std::string> out;
+  for (const auto& f : v.features)
+    if (std::find(it->second.begin(), it->second.end(), f) != it->second.end()) out.push_back(f);
+  return out;
+}
+
+std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir,
+                                         const std::map<std::string, std::vector<std::string>>& transform_needs) {
   std::vector<MinedSkill> skills;
   std::map<std::string, size_t> by_key;  // transform + params + anchor -> skill
   std::map<std::string, unsigned> per_transform;
@@ -412,6 +449,8 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
     const LineageVersion& v = *ss.child;
     const LineageVersion* parent = ss.parent;
     const LineageStep* stp = ss.step;
+    // Steps merge when the versions they apply to have the same features (their contexts), not only
+    // the same anchor: a skill's measured effects stay those of one context.
     std::vector<std::string> features = v.features;
     std::sort(features.begin(), features.end());
     // A language model's simplifications are one skill each (`what` names the technique).
@@ -479,10 +518,15 @@ std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& li
       o << "\n[params]\n";
       for (auto& [k, val] : s.step->params.items()) o << k << " = " << tomlValue(val) << "\n";
     }
+    const std::vector<std::string> anchor = anchorFeatures(v, *s.step, transform_needs);
     o << "\n[anchor]\ndescription = "
-      << tomlString("a kernel with the features of " + v.id + ", the version of " + l.kernel +
-                    " this forward step turns into " + s.parent)
-      << "\nrequires_features = " << tomlStrings(v.features) << "\n";
+      << tomlString(anchor.size() == v.features.size()
+                        ? "a kernel with the features of " + v.id + ", the version of " + l.kernel +
+                              " this forward step turns into " + s.parent
+                        : "a kernel with the features " + s.step->transform + "'s library skills need, as " + v.id +
+                              " (the version of " + l.kernel + " this forward step turns into " + s.parent +
+                              ") has them; " + v.id + " also had: " + listDifference(v.features, anchor))
+      << "\nrequires_features = " << tomlStrings(anchor) << "\n";
     o << preconditionsToml(s, v.facts);
     o << "\n[effect]\nexpected = "
       << tomlString("measured on " + (l.gpu.empty() ? std::string("no GPU") : l.gpu) + " with " + l.kernel + "'s workload (" +

@@ -144,7 +144,19 @@ std::string lineagePathText(const Lineage& l, const std::string& id);
 // transform, parameters and anchor (steps that share them add measured effects). Written as
 // <out_dir>/<id>.toml; `lineage_path` is where the lineage file is (named relative to each skill).
 // Returns the paths written.
-std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir);
+//
+// The anchor: a step a forward transform applies requires the simplified version's features that
+// the library's hand-written skills of that transform all require (`transform_needs`, from
+// transformNeeds); the version's other features (`__launch_bounds__`, `__restrict__`, loops the
+// expert happened to have) are where it was measured, not what the step needs, and would keep the
+// skill off naive kernels. A transform no hand-written skill names, and an `llm` step, keep every
+// feature of the version.
+std::vector<std::string> emitMinedSkills(const Lineage& l, const std::string& lineage_path, const std::string& out_dir,
+                                         const std::map<std::string, std::vector<std::string>>& transform_needs = {});
+
+// For each transform the hand-written skills of `library` name: the features every one of them
+// requires (their intersection).
+std::map<std::string, std::vector<std::string>> transformNeeds(const std::vector<Skill>& library);
 
 // For `klineage skills show`: the lineage a mined skill came from (its provenance.lineage), the path
 // from the expert to the version its forward step applies to ("" when the skill names no lineage).

@@ -507,7 +507,7 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
   p.status.info("klineage mine: " + std::to_string(lin.versions.size() - 1) + " simplified versions of " + k.name + ", " +
                 std::to_string(accepted_steps) + " accepted; lineage written to " + lineage_path);
   if (!opt.emit_skills_dir.empty()) {
-    const auto files = emitMinedSkills(lin, lineage_path, opt.emit_skills_dir);
+    const auto files = emitMinedSkills(lin, lineage_path, opt.emit_skills_dir, transformNeeds(skills));
     for (const auto& f : files) p.status.info("klineage mine: skill " + f);
     if (files.empty()) p.status.info("klineage mine: no accepted step, no skill written");
   }

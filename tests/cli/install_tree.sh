@@ -71,4 +71,18 @@ bash "$root/scripts/install-mined.sh" "$mo" "$lib" mine_nothing >"$work/install-
   fail "install-mined.sh accepted an expert with no lineage"
 grep -q "no lineage for mine_nothing" "$work/install-mined.out" || fail "install-mined.sh's error does not name the expert: $(cat "$work/install-mined.out")"
 echo "ok: scripts/install-mined.sh"
+# `klineage skills emit`: a stored lineage's skills written again, the anchor narrowed to what the
+# transform's library skills require (style_jacobi's coarsen-rows steps: pointer_params only).
+em=$work/emitted
+if "$klineage" skills emit "$skills/mined/style_jacobi/lineage.json" --out "$em" >"$work/emit.out" 2>&1; then
+  f=$(grep -l '^transform = "coarsen-rows"' "$em"/*.toml | head -n 1)
+  [ -n "$f" ] || fail "skills emit wrote no coarsen-rows skill: $(cat "$work/emit.out")"
+  [ -n "$f" ] && { grep -q '^requires_features = \["pointer_params"\]' "$f" || fail "skills emit: $f's anchor is not narrowed: $(grep requires_features "$f")"; }
+  "$klineage" skills validate --skills "$em" >/dev/null 2>&1 || fail "the emitted skills do not load"
+else
+  fail "klineage skills emit failed: $(cat "$work/emit.out")"
+fi
+"$klineage" skills emit "$work/no-such/lineage.json" --out "$em" >"$work/emit.out" 2>&1
+[ $? -eq 2 ] && grep -q "no such lineage file" "$work/emit.out" || fail "skills emit of a missing lineage: $(cat "$work/emit.out")"
+echo "ok: klineage skills emit"
 [ $failures -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }

@@ -277,9 +277,12 @@ TEST_CASE("mine: skills from the lineage load as schema 2 and show their lineage
   CHECK(s.gpu == "Fake GPU");
   CHECK(s.cuda == "13.0");
   CHECK(s.date.size() == 10);
-  // the anchor is the simplified kernel's features: restrict pointers still, no launch bounds
-  CHECK(std::count(s.requires_features.begin(), s.requires_features.end(), "all_pointers_restrict") == 1);
-  CHECK(std::count(s.requires_features.begin(), s.requires_features.end(), "launch_bounds") == 0);
+  // the anchor: what the library's launch-bounds skills require (nothing: the transform checks the
+  // kernel itself); the simplified kernel's other features (restrict pointers still, no launch
+  // bounds) are named, not required
+  CHECK(s.requires_features.empty());
+  CHECK_THAT(s.anchor_description, Catch::Contains("also had:") && Catch::Contains("all_pointers_restrict"));
+  CHECK(s.anchor_description.find("launch_bounds") == std::string::npos);
   CHECK(std::count(s.facts.begin(), s.facts.end(), "no-overlap") == 1);
   REQUIRE(s.measured.size() == 1);
   CHECK(s.measured[0].speedup == Approx(1 / 0.95).epsilon(0.01));
@@ -414,7 +417,10 @@ bool contains(const std::vector<std::string>& v, const std::string& x) { return 
 
 const Skill* skillFor(const std::vector<Skill>& skills, const std::string& transform, bool with_restrict) {
   for (const auto& s : skills)
-    if (s.transform == transform && contains(s.requires_features, "all_pointers_restrict") == with_restrict) return &s;
+    if (s.transform == transform &&
+        (contains(s.requires_features, "all_pointers_restrict") ||
+         s.anchor_description.find("all_pointers_restrict") != std::string::npos) == with_restrict)
+      return &s;
   return nullptr;
 }
 
@@ -928,4 +934,69 @@ TEST_CASE("mine: a forward step reproduces its parent up to comments and the nam
   CHECK_FALSE(sameUpToTransformNames("int kl_a = 0; int x = kl_a;", "int s = 0; int x = t;"));
   // A name of the user is never renamed.
   CHECK_FALSE(sameUpToTransformNames("int row = 0;", "int r = 0;"));
+}
+
+TEST_CASE("mined skills: the anchor keeps the features the transform's library skills need, not the expert's others",
+          "[mine][skills]") {
+  // v1 <- v0 by -coarsen-rows (pays 1.13x) and v2 <- v0 by an llm step (pays 1.05x); the expert has
+  // __restrict__, __launch_bounds__ and loops, which coarsen-rows' library skill does not require.
+  Lineage l;
+  l.target = "t";
+  l.kernel = "k";
+  l.expert_file = "/src/k.cu";
+  l.gpu = "Fake GPU";
+  l.shape = "grid [4,4] block [32,8]";
+  LineageVersion v0, v1, v2;
+  v0.id = "v0";
+  v0.outcome = "expert";
+  v0.accepted = true;
+  v0.time_ms = 1.0;
+  const std::vector<std::string> feats{"all_pointers_restrict", "launch_bounds", "loops", "pointer_params", "thread_index"};
+  v1.id = "v1";
+  v1.parent = "v0";
+  v1.depth = 1;
+  v1.step = LineageStep{"coarsen-rows", nlohmann::json{{"rows", 4}}, "one row per thread", {}};
+  v1.outcome = "slower";
+  v1.accepted = true;
+  v1.time_ms = 1.13;
+  v1.parent_speedup = 1.13;
+  v1.features = feats;
+  v2 = v1;
+  v2.id = "v2";
+  v2.step = LineageStep{"launch-bounds", nlohmann::json::object(), "dropped the bound", {}};
+  v2.step->materialize = "llm";
+  v2.step->example = "-__launch_bounds__(256)";
+  v2.time_ms = 1.05;
+  v2.parent_speedup = 1.05;
+  l.versions = {v0, v1, v2};
+  klineage::test::TempDir dir("anchor-skills");
+  saveLineage((dir.path / "lineage.json").string(), l);
+  Skill lib;
+  lib.id = "coarsen-rows";
+  lib.transform = "coarsen-rows";
+  lib.provenance_kind = "hand-written";
+  lib.requires_features = {"pointer_params"};
+  Skill lib2 = lib;
+  lib2.id = "coarsen-rows-wide";
+  lib2.requires_features = {"pointer_params", "thread_index"};
+  const auto needs = transformNeeds({lib, lib2});
+  REQUIRE(needs.count("coarsen-rows"));
+  CHECK(needs.at("coarsen-rows") == std::vector<std::string>{"pointer_params"});  // what both require
+  const auto files = emitMinedSkills(l, (dir.path / "lineage.json").string(), (dir.path / "skills").string(), needs);
+  REQUIRE(files.size() == 2);
+  const std::vector<Skill> skills = loadSkills({(dir.path / "skills").string()}, transformIds(), featureIds());
+  REQUIRE(skills.size() == 2);
+  for (const Skill& s : skills) {
+    INFO(s.id);
+    if (s.hasTransform()) {
+      CHECK(s.requires_features == std::vector<std::string>{"pointer_params"});
+      CHECK_THAT(s.anchor_description, Catch::Contains("also had: all_pointers_restrict, launch_bounds, loops, thread_index"));
+    } else {  // an llm step: the model is shown the expert's form, so the anchor stays the version's
+      CHECK(s.requires_features == feats);
+    }
+  }
+  // Without a library the anchor is the version's features, as before.
+  klineage::test::TempDir dir2("anchor-skills-plain");
+  emitMinedSkills(l, (dir.path / "lineage.json").string(), (dir2.path / "skills").string());
+  for (const Skill& s : loadSkills({(dir2.path / "skills").string()}, transformIds(), featureIds())) CHECK(s.requires_features == feats);
 }
