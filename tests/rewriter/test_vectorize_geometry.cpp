@@ -309,3 +309,47 @@ TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it,
     CHECK_THAT(tl.reason, Catch::Contains("the aligned branch is not the 4-wide accumulation forward writes"));
   }
 }
+
+TEST_CASE("coarsen-rows: grid.y / rows; with block_x the block takes that width and the grid still covers every column and row",
+          "[transforms]") {
+  const char* text = R"(__global__ void k(const float* u, float* v, int nx, int ny) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < ny && col < nx) v[row * nx + col] = 2.0f * u[row * nx + col];
+}
+)";
+  TransformFacts facts;
+  facts.block = Dim3{16, 16, 1};
+  facts.block_size = 256;
+  StepResult r = run("coarsen-rows", text, Direction::Forward, facts, {{"rows", "4"}});
+  REQUIRE(r.applied);
+  CHECK(r.geometry.grid_y_divisor == 4);
+  CHECK(r.geometry.grid_x_divisor == 1);
+  CHECK_FALSE(r.geometry.block_x);
+  // the inverse takes the 4 rows back: grid.y * 4
+  StepResult back = run("coarsen-rows", textOf(r), Direction::Inverse, facts);
+  REQUIRE(back.applied);
+  CHECK(back.geometry.grid_y_multiplier == 4);
+  CHECK(textOf(back) == text);
+  // 4000 x 3000 on 16 x 16 blocks: 250 x 188 blocks. Each new geometry must cover >= 4000 columns and
+  // >= 3008 rows (the original's), with the new block.
+  for (long long bx : {32LL, 64LL, 128LL}) {
+    INFO("block_x " << bx);
+    StepResult w = run("coarsen-rows", text, Direction::Forward, facts, {{"rows", "4"}, {"block_x", std::to_string(bx)}});
+    REQUIRE(w.applied);
+    REQUIRE(w.geometry.block_x);
+    REQUIRE(w.geometry.block_y);
+    CHECK(*w.geometry.block_x == bx);
+    CHECK(*w.geometry.block_x * *w.geometry.block_y == 256);
+    const Dim3 g = applyGrid(w.geometry, Dim3{250, 188, 1});
+    CHECK(g.x * bx >= 250 * 16);
+    CHECK(g.y * *w.geometry.block_y * 4 >= 188 * 16);
+    CHECK(g.x * bx < 250 * 16 + bx);                          // no more than one block column extra
+    CHECK(g.y * *w.geometry.block_y * 4 < 188 * 16 + *w.geometry.block_y * 4);
+  }
+  // block_x needs the block; one not dividing the threads into warps is refused
+  StepResult none = run("coarsen-rows", text, Direction::Forward, TransformFacts{}, {{"block_x", "64"}});
+  CHECK_FALSE(none.applied);
+  StepResult odd = run("coarsen-rows", text, Direction::Forward, facts, {{"block_x", "48"}});
+  CHECK_FALSE(odd.applied);
+}

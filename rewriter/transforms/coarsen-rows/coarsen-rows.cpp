@@ -21,10 +21,16 @@
 // ceil(grid.y / R) * R * blockDim.y: every statement of REST with an effect must sit under a guard
 // `row < B` (any conjunct of its condition, B free of row, memory reads and calls), so the extra
 // rows do nothing when the original grid covered B (the same assumption as tile-transpose's grid).
+// Param block_x (the skill coarsen-rows-wide): the block also becomes block_x x (bx * by / block_x)
+// (same threads, wider rows of threads; GeometryChange block_x/block_y, grid.x * bx / block_x,
+// grid.y * by / (by' * R)). It then needs the block every launch uses, and refuses any read of the
+// thread geometry other than the row's declaration and one declaration of the global x index, and
+// any effect not under a guard bounding that column too (the grid reaches more columns).
 // Inverse (un-coarsen): a last top-level `for (int r = 0; r < R; ++r)` (R a literal >= 2, with or
 // without `#pragma unroll`) whose body starts with `T row = (Y) * R + r;` (Y the y index above,
 // either operand order) and otherwise obeys the rules above becomes that body with `T row = Y;`,
 // and grid.y * R; the body's indentation is taken back by the loop's.
+#include <numeric>
 #include <set>
 
 #include <clang/AST/Attr.h>
@@ -201,8 +207,8 @@ bool boundsRow(const clang::Expr* cond, const clang::VarDecl* row) {
   return bound && !usesDecl(bound, row) && plainBound(bound);
 }
 
-// Every effect of `s` happens under a guard bounding row: a declaration without side effects, or
-// an `if` (no else) whose condition bounds row, or whose only statement does.
+// Every effect of `s` happens under a guard bounding `row` (any index variable): a declaration
+// without side effects, or an `if` (no else) whose condition bounds it, or whose statements do.
 bool guardedByRow(clang::ASTContext& ctx, const clang::Stmt* s, const clang::VarDecl* row) {
   if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
     for (const auto* d : ds->decls()) {
@@ -290,6 +296,44 @@ const clang::Expr* coarseRowBase(clang::ASTContext& ctx, const clang::Expr* init
   return nullptr;
 }
 
+// With a new block shape each thread has another (x, y) in its block, so the kernel may read the
+// thread geometry only through its global indices: the row's declaration and declarations of the
+// global x index (blockIdx.x * blockDim.x + threadIdx.x). Returns that x index's variable (null
+// when the kernel reads the x geometry nowhere), or sets `why`.
+const clang::VarDecl* onlyGlobalIndices(clang::ASTContext& ctx, const clang::CompoundStmt* body,
+                                        const clang::VarDecl* row, std::string& why) {
+  struct V : clang::RecursiveASTVisitor<V> {
+    clang::ASTContext& ctx;
+    const clang::VarDecl* row;
+    const clang::VarDecl* col = nullptr;
+    std::string why;
+    V(clang::ASTContext& c, const clang::VarDecl* r) : ctx(c), row(r) {}
+    bool TraverseVarDecl(clang::VarDecl* vd) {
+      if (vd == row) return true;  // the row's own index
+      if (vd->getInit() && vd->getType()->isIntegerType() && isGlobalThreadIndex(ctx, vd->getInit())) {
+        if (col && col != vd) why = "the kernel declares the global x index twice (" + col->getNameAsString() + ", " +
+                                    vd->getNameAsString() + ")";
+        col = vd;
+        return why.empty();
+      }
+      return clang::RecursiveASTVisitor<V>::TraverseVarDecl(vd);
+    }
+    bool VisitPseudoObjectExpr(clang::PseudoObjectExpr* e) {
+      for (const char* var : {"threadIdx", "blockIdx", "blockDim", "gridDim"})
+        for (const char* f : {"x", "y", "z"})
+          if (cuda::isBuiltinMember(e, var, f)) {
+            why = std::string("the kernel reads ") + var + "." + f +
+                  " beyond its global indices (a new block shape would change it)";
+            return false;
+          }
+      return true;
+    }
+  } v(ctx, row);
+  v.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+  why = v.why;
+  return v.col;
+}
+
 class CoarsenRows : public Transform {
  public:
   std::string id() const override { return "coarsen-rows"; }
@@ -332,6 +376,30 @@ class CoarsenRows : public Transform {
       if (!guardedByRow(ctx, s, row))
         return TransformResult::no("a statement after " + name + " has an effect outside a guard `" + name +
                                    " < B` (the extra rows the smaller grid reaches would run it)");
+    // Param block_x: also give the block this many columns (same threads), where a wider block pays.
+    const long long block_x = intParam(req.params, "block_x", 0);
+    bool reshape = false;
+    if (block_x) {
+      auto shape = req.facts.shape();
+      if (!shape || shape->z != 1)
+        return TransformResult::no("block_x needs the block every launch uses (uniform-block-size), not known here");
+      const long long threads = shape->x * shape->y;
+      if (block_x < 32 || block_x > 1024 || block_x % 32 || threads % block_x)
+        return TransformResult::no("block_x " + std::to_string(block_x) + " does not divide the block's " +
+                                   std::to_string(threads) + " threads into full warps");
+      if (block_x == shape->x)
+        return TransformResult::no("the block is already " + std::to_string(block_x) + " wide");
+      std::string why;
+      const clang::VarDecl* col = onlyGlobalIndices(ctx, body, row, why);
+      if (!why.empty()) return TransformResult::no(why);
+      if (!col) return TransformResult::no("no global x index: a new block shape would change which columns run");
+      // The wider grid reaches columns the original did not: every effect under a bound on the column too.
+      for (const clang::Stmt* s : rest)
+        if (!guardedByRow(ctx, s, col))
+          return TransformResult::no("a statement after " + name + " has an effect outside a guard `" +
+                                     col->getNameAsString() + " < W` (the wider grid reaches more columns)");
+      reshape = true;
+    }
 
     if (!src.inFile(decl) || !src.inFile(row->getInit()) || !src.inFile(body->getRBracLoc()))
       return TransformResult::no("the row's declaration or the kernel's end is written through a macro");
@@ -360,7 +428,22 @@ class CoarsenRows : public Transform {
     if (req.rewriter.ReplaceText(src.at(d0), rest1 - d0, text)) return TransformResult::no("the rewriter refused the edit");
     GeometryChange g;
     g.grid_y_divisor = static_cast<unsigned>(rows);
-    return TransformResult::yes(r + " consecutive rows per thread over " + name + " (grid.y / " + r + ")", g);
+    std::string shape_note;
+    if (reshape) {  // block bx x by -> block_x x (bx * by / block_x): the grid covers the same columns and rows
+      const long long bx = req.facts.shape()->x, by = req.facts.shape()->y, by2 = bx * by / block_x;
+      auto reduced = [](unsigned long long m, unsigned long long d, unsigned& mul, unsigned& div) {
+        const unsigned long long c = std::gcd(m, d);
+        mul = static_cast<unsigned>(m / c), div = static_cast<unsigned>(d / c);
+      };
+      reduced(static_cast<unsigned long long>(bx), static_cast<unsigned long long>(block_x), g.grid_x_multiplier,
+              g.grid_x_divisor);
+      reduced(static_cast<unsigned long long>(by), static_cast<unsigned long long>(by2 * rows), g.grid_y_multiplier,
+              g.grid_y_divisor);
+      g.block_x = block_x;
+      g.block_y = by2;
+      shape_note = ", block " + std::to_string(block_x) + " x " + std::to_string(by2);
+    }
+    return TransformResult::yes(r + " consecutive rows per thread over " + name + " (grid.y / " + r + shape_note + ")", g);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
