@@ -310,7 +310,8 @@ TEST_CASE("block reductions with vector_width 4: grid.x / coarsen as without it,
   }
 }
 
-TEST_CASE("coarsen-rows: grid.y / rows; with block_x the block takes that width and the grid still covers every column and row",
+// (No ';' in a test's name: CMake's test discovery would split it into two tests.)
+TEST_CASE("coarsen-rows: grid.y / rows, and with block_x a block that wide whose grid still covers every column and row",
           "[transforms]") {
   const char* text = R"(__global__ void k(const float* u, float* v, int nx, int ny) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
