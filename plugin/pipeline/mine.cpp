@@ -88,15 +88,26 @@ std::string paramsText(const TransformParams& params) {
 // passes the step's parameters to the forward, and an inverse ignores the ones that only shape the
 // forward's form (unroll, vector_width): a parameter set the expert never had must not be credited
 // with its measurement.
+// The launch counts too: the inverse's own change (`step_g`) followed by the forward's must give the
+// parent's launch back (the grid factors cancel, a block the forward sets is the parent's), since a
+// parameter may shape only the launch (coarsen-rows' block_x) and the text then matches.
 std::string forwardMismatch(const Pipeline& p, const KernelPlan& plan, const KernelInfo& k, const std::string& file,
                             const std::string& unit, const Transform& t, const TransformParams& params,
-                            const Overlay& child, const GeometryChange& g, const std::string& parent_text,
-                            const std::string& parent_id) {
+                            const Overlay& child, const GeometryChange& g, const GeometryChange& parent_g,
+                            const GeometryChange& step_g, const std::string& parent_text, const std::string& parent_id) {
   const StepResult f =
       applyStep(child, p.setup.clang_args, file, k.name, t, Direction::Forward, params, factsFor(plan, g), unit);
   if (!f.applied) return "forward with " + paramsText(params) + " refuses the simplified version (" + f.reason + ")";
   if (!sameUpToTransformNames(f.overlay.at(file), parent_text))
     return "forward with " + paramsText(params) + " does not give " + parent_id + " back";
+  const GeometryChange net = composeGeometry(step_g, f.geometry);
+  bool same = net.grid_x_multiplier == net.grid_x_divisor && net.grid_y_multiplier == net.grid_y_divisor;
+  const std::optional<Dim3> parent_block = factsFor(plan, parent_g).block;
+  if (net.block_x) same = same && parent_block && parent_block->x == *net.block_x;
+  if (net.block_y) same = same && parent_block && parent_block->y == *net.block_y;
+  if (!same)
+    return "forward with " + paramsText(params) + " gives " + parent_id + "'s text back with another launch (" +
+           geometryText(net) + ")";
   return "";
 }
 
@@ -420,7 +431,8 @@ int runMine(const MineOptions& opt, const PipelineSeams& seams) {
             continue;
           }
           std::string key = r.overlay.at(file) + "\n" + nlohmann::json(g).dump();
-          std::string why = forwardMismatch(p, *plan, k, file, unit, *t, params, r.overlay, g, n.overlay.at(file), parent_id);
+          std::string why = forwardMismatch(p, *plan, k, file, unit, *t, params, r.overlay, g, n.geometry, r.geometry,
+                                            n.overlay.at(file), parent_id);
           cands.push_back({std::move(r), g, std::move(step), std::move(key), std::move(why)});
         }
         std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.dropped.empty(); });

@@ -272,6 +272,13 @@ Level levelAt(const std::string& file, const std::string& kernel, const std::str
       } else if (!sameUpToTransformNames(again.overlay.at(file), text)) {
         mismatched.push_back(name + " forward differs");
         log += "  forward differs:\n" + describeDiff(text, again.overlay.at(file)) + "\n";
+      } else if (const GeometryChange net = composeGeometry(back.geometry, again.geometry);
+                 net.grid_x_multiplier != net.grid_x_divisor || net.grid_y_multiplier != net.grid_y_divisor ||
+                 (net.block_x && (!facts.block || facts.block->x != *net.block_x)) ||
+                 (net.block_y && (!facts.block || facts.block->y != *net.block_y))) {
+        // as the miner (forwardMismatch): the text back, but another launch (a launch-only parameter)
+        mismatched.push_back(name + " forward launches differently");
+        log += "  forward gives the text back with another launch: " + geometryText(net) + "\n";
       } else {
         reproduced = true;
         lv.kept.push_back(name);
@@ -461,7 +468,8 @@ TEST_CASE("third-party-style experts: the inverses kept at depth 1", "[mine-expe
        "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) -block-size(threads=64) [grid.x*64/256, block.x "
        "256] llm(forward refuses)"},
       {"jacobi_rows.cu", "style_jacobi", {32, 8},
-       "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) -coarsen-rows(rows=4) [grid.y*4]"},
+       "-restrict-pointers(add_const=true) -launch-bounds() -unroll(max_trip=32) -coarsen-rows(rows=4) [grid.y*4] | "
+       "-coarsen-rows(block_x=64, rows=4) [grid.y*4] forward launches differently"},
   };
   for (const auto& [file, kernel, block, expected] : table) {
     SECTION(kernel) {

@@ -21,7 +21,7 @@
 // ceil(grid.y / R) * R * blockDim.y: every statement of REST with an effect must sit under a guard
 // `row < B` (any conjunct of its condition, B free of row, memory reads and calls), so the extra
 // rows do nothing when the original grid covered B (the same assumption as tile-transpose's grid).
-// Param block_x (no library skill yet; coarsen-rows.md says why): the block also becomes block_x x (bx * by / block_x)
+// Param block_x (the skill coarsen-rows-wide): the block also becomes block_x x (bx * by / block_x)
 // (same threads, wider rows of threads; GeometryChange block_x/block_y, grid.x * bx / block_x,
 // grid.y * by / (by' * R)). It then needs the block every launch uses, and refuses any read of the
 // thread geometry other than the row's declaration and one declaration of the global x index, and
