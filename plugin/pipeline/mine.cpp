@@ -100,14 +100,9 @@ std::string forwardMismatch(const Pipeline& p, const KernelPlan& plan, const Ker
   if (!f.applied) return "forward with " + paramsText(params) + " refuses the simplified version (" + f.reason + ")";
   if (!sameUpToTransformNames(f.overlay.at(file), parent_text))
     return "forward with " + paramsText(params) + " does not give " + parent_id + " back";
-  const GeometryChange net = composeGeometry(step_g, f.geometry);
-  bool same = net.grid_x_multiplier == net.grid_x_divisor && net.grid_y_multiplier == net.grid_y_divisor;
-  const std::optional<Dim3> parent_block = factsFor(plan, parent_g).block;
-  if (net.block_x) same = same && parent_block && parent_block->x == *net.block_x;
-  if (net.block_y) same = same && parent_block && parent_block->y == *net.block_y;
-  if (!same)
+  if (!restoresLaunch(step_g, f.geometry, factsFor(plan, parent_g).block))
     return "forward with " + paramsText(params) + " gives " + parent_id + "'s text back with another launch (" +
-           geometryText(net) + ")";
+           geometryText(composeGeometry(step_g, f.geometry)) + ")";
   return "";
 }
 
@@ -188,6 +183,14 @@ std::vector<std::string> tokensOf(const std::string& text) {
   return out;
 }
 }  // namespace
+
+bool restoresLaunch(const GeometryChange& inverse_g, const GeometryChange& forward_g, const std::optional<Dim3>& parent_block) {
+  const GeometryChange net = composeGeometry(inverse_g, forward_g);
+  bool same = net.grid_x_multiplier == net.grid_x_divisor && net.grid_y_multiplier == net.grid_y_divisor;
+  if (net.block_x) same = same && parent_block && parent_block->x == *net.block_x;
+  if (net.block_y) same = same && parent_block && parent_block->y == *net.block_y;
+  return same;
+}
 
 bool sameUpToTransformNames(const std::string& forward, const std::string& parent) {
   if (normalizedText(forward) == normalizedText(parent)) return true;

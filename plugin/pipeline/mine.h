@@ -52,6 +52,9 @@ std::string normalizedText(const std::string& s);
 // own locals: `for (int kl_r = 0; ...)` is an expert's `for (int r = 0; ...)`). Every other token
 // must be equal.
 bool sameUpToTransformNames(const std::string& forward, const std::string& parent);
+// Whether an inverse step's launch change followed by its forward's gives the parent's launch back:
+// the grid factors cancel, and a block the forward sets is the parent's (unknown: not the same).
+bool restoresLaunch(const GeometryChange& inverse_g, const GeometryChange& forward_g, const std::optional<Dim3>& parent_block);
 
 // Returns the process exit code: kExitOk when the lineage was written (whatever the outcomes),
 // kExitFailure when the expert could not be gated at all; InputError for a kernel not in the target.

@@ -272,13 +272,11 @@ Level levelAt(const std::string& file, const std::string& kernel, const std::str
       } else if (!sameUpToTransformNames(again.overlay.at(file), text)) {
         mismatched.push_back(name + " forward differs");
         log += "  forward differs:\n" + describeDiff(text, again.overlay.at(file)) + "\n";
-      } else if (const GeometryChange net = composeGeometry(back.geometry, again.geometry);
-                 net.grid_x_multiplier != net.grid_x_divisor || net.grid_y_multiplier != net.grid_y_divisor ||
-                 (net.block_x && (!facts.block || facts.block->x != *net.block_x)) ||
-                 (net.block_y && (!facts.block || facts.block->y != *net.block_y))) {
+      } else if (!restoresLaunch(back.geometry, again.geometry, facts.block)) {
         // as the miner (forwardMismatch): the text back, but another launch (a launch-only parameter)
         mismatched.push_back(name + " forward launches differently");
-        log += "  forward gives the text back with another launch: " + geometryText(net) + "\n";
+        log += "  forward gives the text back with another launch: " +
+               geometryText(composeGeometry(back.geometry, again.geometry)) + "\n";
       } else {
         reproduced = true;
         lv.kept.push_back(name);
