@@ -100,6 +100,7 @@ struct LaneReads : clang::RecursiveASTVisitor<LaneReads> {
   const clang::ASTContext& ctx;
   const SourceBuffer& src;
   const clang::VarDecl* index;
+  long long width;
   struct Read {
     const clang::ParmVarDecl* param;
     unsigned begin, end;
@@ -107,7 +108,8 @@ struct LaneReads : clang::RecursiveASTVisitor<LaneReads> {
   std::vector<Read> reads;
   std::set<const clang::Expr*> in_read;  // the base and index DeclRefExprs of accepted reads
   std::string why;
-  LaneReads(const clang::ASTContext& c, const SourceBuffer& s, const clang::VarDecl* i) : ctx(c), src(s), index(i) {}
+  LaneReads(const clang::ASTContext& c, const SourceBuffer& s, const clang::VarDecl* i, long long w)
+      : ctx(c), src(s), index(i), width(w) {}
   bool fail(const std::string& w) {
     if (why.empty()) why = w;
     return false;
@@ -122,9 +124,11 @@ struct LaneReads : clang::RecursiveASTVisitor<LaneReads> {
     if (!ref || ref->getDecl() != index)
       return fail("the value reads " + text(e) + ", not " + pv->getNameAsString() + "[" + index->getNameAsString() +
                   "] at the loop index");
-    if (vectorType(ctx, elementType(pv)).empty())
+    if (const int lanes = vectorLanes(ctx, elementType(pv)); lanes != width)
       return fail(pv->getNameAsString() + " has element type " + elementType(pv).getAsString() +
-                  " (only float, int and unsigned int are loaded as 4-wide vectors)");
+                  (lanes == 0 ? std::string(" (only float, int, unsigned int and 1- or 2-byte integers are loaded as vectors)")
+                              : ": " + std::to_string(lanes) + " lanes a 16-byte vector, not vector_width " +
+                                    std::to_string(width)));
     if (!src.inFile(e)) return fail("a read is written through a macro");
     in_read.insert(e->getBase()->IgnoreParenImpCasts());
     in_read.insert(ref);
@@ -194,22 +198,27 @@ bool loopGuard(clang::ASTContext& ctx, const clang::ForStmt* loop, ElementGuard&
 
 bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulation& a, std::string& text,
                       std::string& why) {
-  const std::string e = sourceText(ctx, a.value->getSourceRange());
+  if (a.values.empty()) return why = "nothing is accumulated", false;
+  std::vector<std::string> texts;
+  for (const clang::Expr* v : a.values) texts.push_back(sourceText(ctx, v->getSourceRange()));
   const auto pragma = [&](const std::string& indent) {
     return a.unroll > 1 ? "#pragma unroll " + std::to_string(a.unroll) + "\n" + indent : std::string();
   };
-  const std::string scalar = gridStrideHeader(g) + " " + a.stmt(e) + "\n";
+  const std::string scalar = gridStrideHeader(g) + " " + a.stmt(texts) + "\n";
   if (a.width == 1) {
     text = pragma("  ") + scalar;
     return true;
   }
-  if (a.width != 4) return why = "vector_width must be 1 or 4 (asked for " + std::to_string(a.width) + ")", false;
+  const long long w = a.width;
+  if (w != 4 && w != 8 && w != 16)
+    return why = "vector_width must be 1, 4, 8 or 16 (asked for " + std::to_string(w) + ")", false;
 
   SourceBuffer src(ctx);
-  if (!src.inFile(a.value->getBeginLoc()) || !src.inFile(a.value->getEndLoc()))
-    return why = "the value is written through a macro", false;
-  LaneReads scan(ctx, src, g.index);
-  scan.TraverseStmt(const_cast<clang::Expr*>(a.value));
+  LaneReads scan(ctx, src, g.index, w);
+  for (const clang::Expr* v : a.values) {
+    if (!src.inFile(v->getBeginLoc()) || !src.inFile(v->getEndLoc())) return why = "the value is written through a macro", false;
+    scan.TraverseStmt(const_cast<clang::Expr*>(v));
+  }
   if (!scan.why.empty()) return why = scan.why, false;
   if (scan.reads.empty())
     return why = "the value reads no pointer parameter at the index " + g.index->getNameAsString() +
@@ -227,35 +236,42 @@ bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulatio
                      sourceText(ctx, u->getSourceRange()), false;
   std::vector<LaneReads::Read> reads = scan.reads;
   std::sort(reads.begin(), reads.end(), [](const auto& x, const auto& y) { return x.begin < y.begin; });
-  const unsigned e0 = src.off(a.value->getBeginLoc()), e1 = src.tokEnd(a.value->getEndLoc());
 
   const std::string n = sourceText(ctx, g.bound->getSourceRange());
   const clang::Expr* plain = g.bound->IgnoreParenImpCasts();
-  const std::string n4 = (llvm::isa<clang::DeclRefExpr>(plain) || llvm::isa<clang::IntegerLiteral>(plain) ? n : "(" + n + ")") + " / 4";
+  const std::string ws = std::to_string(w);
+  const std::string nw = (llvm::isa<clang::DeclRefExpr>(plain) || llvm::isa<clang::IntegerLiteral>(plain) ? n : "(" + n + ")") + " / " + ws;
   const std::string stride = strideText(g);
   const std::string name = g.index->getNameAsString();
+  const clang::PrintingPolicy policy(ctx.getLangOpts());
   a.loaded.clear();
   for (const clang::ParmVarDecl* pv : arrays) a.loaded.push_back(pv->getNameAsString());
 
   text = "if (" + alignmentCheck(a.loaded) + ") {\n    " + pragma("    ") + "for (" + g.index_type + " kl_v = " +
-         g.index_text + "; kl_v < " + n4 + "; kl_v += " + stride + ") {\n";
+         g.index_text + "; kl_v < " + nw + "; kl_v += " + stride + ") {\n";
   for (const clang::ParmVarDecl* pv : arrays) {
-    const std::string p = pv->getNameAsString(), vt = vectorType(ctx, elementType(pv));
-    text += "      " + vt + " kl_" + p + "4 = " + vectorLoad(vt, p, "kl_v") + ";\n";
+    const std::string p = pv->getNameAsString(), vt = vectorTypeOf(ctx, elementType(pv));
+    text += "      " + vt + " kl_" + p + ws + " = " + vectorLoad(vt, p, "kl_v") + ";\n";
   }
-  for (const char* lane : {"x", "y", "z", "w"}) {
-    std::string le;
-    unsigned pos = e0;
-    for (const auto& r : reads) {
-      if (r.begin < pos || r.end > e1) return why = "overlapping reads in the value", false;
-      le += src.slice(pos, r.begin) + "kl_" + r.param->getNameAsString() + "4." + lane;
-      pos = r.end;
+  for (int lane = 0; lane < w; ++lane) {
+    std::vector<std::string> lt;
+    for (const clang::Expr* v : a.values) {
+      const unsigned e0 = src.off(v->getBeginLoc()), e1 = src.tokEnd(v->getEndLoc());
+      std::string le;
+      unsigned pos = e0;
+      for (const auto& r : reads) {
+        if (r.begin < e0 || r.end > e1) continue;  // another value's read
+        if (r.begin < pos) return why = "overlapping reads in the value", false;
+        const std::string elem = elementType(r.param).getUnqualifiedType().getAsString(policy);
+        le += src.slice(pos, r.begin) + laneOf("kl_" + r.param->getNameAsString() + ws, elem, static_cast<int>(w), lane);
+        pos = r.end;
+      }
+      lt.push_back(le + src.slice(pos, e1));
     }
-    le += src.slice(pos, e1);
-    text += "      " + a.stmt(le) + "\n";
+    text += "      " + a.stmt(lt) + "\n";
   }
-  text += "    }\n    for (" + g.index_type + " " + name + " = (" + n4 + ") * 4 + " + g.index_text + "; " + g.cond_text +
-          "; " + name + " += " + stride + ") " + a.stmt(e) + "\n";
+  text += "    }\n    for (" + g.index_type + " " + name + " = (" + nw + ") * " + ws + " + " + g.index_text + "; " +
+          g.cond_text + "; " + name + " += " + stride + ") " + a.stmt(texts) + "\n";
   text += "  } else {\n    " + pragma("    ") + scalar + "  }\n";
   return true;
 }
@@ -279,9 +295,11 @@ const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::
 
 std::string vectorWidthMatches(const std::map<std::string, std::string>& params, bool vector) {
   const long long width = intParam(params, "vector_width", 1);
-  if (width != 1 && width != 4) return "vector_width must be 1 or 4 (asked for " + std::to_string(width) + ")";
-  if (vector && width != 4) return "the accumulation loads 4-wide vectors: vector_width 4's form (asked for " + std::to_string(width) + ")";
-  if (!vector && width == 4) return "the accumulation is the scalar loop, not vector_width 4's form";
+  if (width != 1 && width != 4 && width != 8 && width != 16)
+    return "vector_width must be 1, 4, 8 or 16 (asked for " + std::to_string(width) + ")";
+  if (vector && width == 1) return "the accumulation loads vectors: not vector_width 1's form";
+  if (!vector && width != 1)
+    return "the accumulation is the scalar loop, not vector_width " + std::to_string(width) + "'s form";
   return "";
 }
 
@@ -289,7 +307,7 @@ bool isVectorAccumulation(clang::ASTContext& ctx, const clang::IfStmt* vector, c
                           Accumulation a, std::string& why) {
   ElementGuard g;
   if (!loopGuard(ctx, loop, g, why)) return false;
-  a.width = 4;
+  if (a.width == 1) a.width = 4;
   a.unroll = 1;
   a.updates.clear();
   std::string text;

@@ -59,46 +59,52 @@ bool loopGuard(clang::ASTContext& ctx, const clang::ForStmt* loop, ElementGuard&
 
 // What a block reduction accumulates per element, and how its accumulation loop is written.
 struct Accumulation {
-  const clang::Expr* value = nullptr;                    // E, as written in the edited file
-  std::function<std::string(const std::string&)> stmt;   // E's text -> "kl_sum += E;"
-  long long width = 1;                                   // 1: scalar loads; 4: 4-wide vector loads
+  // E (one or more expressions, as written in the edited file) and the statement made of their texts:
+  // {E} -> "kl_sum += E;", {IDX, V} -> "atomicAdd(&kl_bins[IDX], V);".
+  std::vector<const clang::Expr*> values;
+  std::function<std::string(const std::vector<std::string>&)> stmt;
+  // Elements a 16-byte vector load gives: 1 (scalar loads), 4 (float4/int4/uint4), 8 or 16 (2- or
+  // 1-byte integers through a uint4, vector_access.h's laneOf).
+  long long width = 1;
   long long unroll = 1;                                  // > 1: `#pragma unroll <unroll>` before the loops
   std::vector<const clang::Stmt*> updates;               // what stores (the atomic's address, the CAS update)
-  std::vector<std::string> loaded;                       // out (width 4): the pointers read as vectors
+  std::vector<std::string> loaded;                       // out (width > 1): the pointers read as vectors
 };
 
 // The accumulation loop over the guard's elements, the text that starts at an indentation of two
 // spaces and ends with a newline:
 //   width 1:  for (<decl>; <cond>; i += <stride>) <stmt(E)>
-//   width 4:  if (<every pointer E reads is 16-byte aligned>) {
-//               for (T kl_v = <index>; kl_v < <n> / 4; kl_v += <stride>) {
+//   width W:  if (<every pointer E reads is 16-byte aligned>) {
+//               for (T kl_v = <index>; kl_v < <n> / W; kl_v += <stride>) {
 //                 float4 kl_x4 = reinterpret_cast<const float4*>(x)[kl_v];   // each pointer E reads
-//                 <stmt(E with x[i] -> kl_x4.x)>  ... .y, .z, .w
+//                 <stmt(E with x[i] -> kl_x4.x)>  ... .y, .z, .w  (W = 4)
 //               }
-//               for (T i = (<n> / 4) * 4 + <index>; <cond>; i += <stride>) <stmt(E)>   // n % 4 tail
+//               for (T i = (<n> / W) * W + <index>; <cond>; i += <stride>) <stmt(E)>   // n % W tail
 //             } else {
 //               for (<decl>; <cond>; i += <stride>) <stmt(E)>   // misaligned: the scalar loop
 //             }
+// (W = 16 for bytes: `uint4 kl_x16 = ...;` and lanes `(unsigned char)(kl_x16.x >> 8)`, vector_access.h)
 // with `#pragma unroll <unroll>` before the loop over vectors and the scalar loops of width 1 and
-// of the fallback (not the tail: at most one element per thread). Width 4 needs E to read memory
-// only as p[i]: p a pointer parameter to float, int or unsigned int (float4/int4/uint4) that no
-// update uses, i exactly the index, and i and the pointers used nowhere else in E (each lane then
+// of the fallback (not the tail: at most W - 1 elements per thread). Width W needs E to read memory
+// only as p[i]: p a pointer parameter to an element type of W lanes (vectorLanes) that no update
+// uses, i exactly the index, and i and the pointers used nowhere else in E (each lane then
 // evaluates E for its own element). Otherwise false, with the reason in `why`.
 bool accumulationLoop(clang::ASTContext& ctx, const ElementGuard& g, Accumulation& a, std::string& text,
                       std::string& why);
 
 // For the inverses: the scalar accumulation loop of what accumulationLoop wrote, `s` itself (under
-// a `#pragma unroll`) or the else branch of the width-4 form (then `vector` is that if statement);
+// a `#pragma unroll`) or the else branch of a vector form (then `vector` is that if statement);
 // null when s is neither.
 const clang::ForStmt* accumulationScalarLoop(const clang::Stmt* s, const clang::IfStmt** vector);
 
-// "" when the inverse's `vector_width` param (1 by default) is the form it sees (`vector`: the
-// width-4 form), else why not: each inverse takes back only its own forward's form, so a lineage
-// step records the vector_width that made it (klineage mine runs every param set of the skills).
+// "" when the inverse's `vector_width` param (1 by default; 1, 4, 8 or 16) is the form it sees
+// (`vector`: a vector form), else why not: each inverse takes back only its own forward's form, so
+// a lineage step records the vector_width that made it (klineage mine runs every param set of the skills).
 std::string vectorWidthMatches(const std::map<std::string, std::string>& params, bool vector);
 
-// Whether the width-4 form `vector` is exactly what accumulationLoop writes around its scalar loop
-// `loop` for `a` (a.value and a.stmt read from that loop; whitespace and pragmas aside), or why not.
+// Whether the vector form `vector` is exactly what accumulationLoop writes around its scalar loop
+// `loop` for `a` (a.values and a.stmt read from that loop, a.width the vector_width param, 4 when
+// it is 1; whitespace and pragmas aside), or why not.
 bool isVectorAccumulation(clang::ASTContext& ctx, const clang::IfStmt* vector, const clang::ForStmt* loop,
                           Accumulation a, std::string& why);
 

@@ -25,6 +25,35 @@ inline std::string vectorType(const clang::ASTContext& ctx, clang::QualType elem
   return "";
 }
 
+// Elements per 16-byte vector: 4 for float, int and unsigned int (float4/int4/uint4, lanes .x .. .w);
+// 16 for 1-byte and 8 for 2-byte integer types, loaded as a uint4 whose lanes are shifted out of its
+// 32-bit words (laneOf); 0 for any other type (doubles, halves, structs stay scalar).
+inline int vectorLanes(const clang::ASTContext& ctx, clang::QualType elem) {
+  clang::QualType t = elem.getUnqualifiedType().getCanonicalType();
+  if (!vectorType(ctx, t).empty()) return 4;
+  if (!t->isIntegerType() || t->isBooleanType() || t->isEnumeralType()) return 0;
+  const uint64_t bits = ctx.getTypeSize(t);
+  return bits == 8 ? 16 : bits == 16 ? 8 : 0;
+}
+
+// The 16-byte vector type an element type is loaded through (vectorType, or uint4 for 1- and 2-byte
+// integers); "" when vectorLanes is 0.
+inline std::string vectorTypeOf(const clang::ASTContext& ctx, clang::QualType elem) {
+  std::string v = vectorType(ctx, elem);
+  return !v.empty() || vectorLanes(ctx, elem) == 0 ? v : "uint4";
+}
+
+// Lane `l` of the vector `vec` of `lanes` elements of type `elem` (as written, "unsigned char"):
+// `vec.y` for 4 lanes; for 1- and 2-byte elements the lane's bits of its 32-bit word (CUDA is
+// little-endian: lane 5 of 16 is byte 1 of .y), converted to the element type as a scalar load would.
+inline std::string laneOf(const std::string& vec, const std::string& elem, int lanes, int l) {
+  static const char* const kWord[] = {"x", "y", "z", "w"};
+  if (lanes == 4) return vec + "." + kWord[l];
+  const int per_word = lanes / 4, bits = 32 / per_word, shift = (l % per_word) * bits;
+  const std::string word = vec + "." + kWord[l / per_word];
+  return "(" + elem + ")" + (shift ? "(" + word + " >> " + std::to_string(shift) + ")" : word);
+}
+
 // The element type p points to; for a template kernel's `T*`, the type T has in the one
 // instantiation the translation unit makes (the pipeline rewrites a template only when it has one),
 // so `const T* x` of scale_add<float> is vectorized as float4 in the pattern the header keeps.

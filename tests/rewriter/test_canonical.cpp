@@ -48,10 +48,10 @@ TransformFacts blockOf(long long x, long long y = 1) {
 }
 
 StepResult forward(const Unit& u, const Overlay& o, const std::string& kernel, const std::string& transform,
-                   const TransformFacts& facts) {
+                   const TransformFacts& facts, const TransformParams& params = {}) {
   const Transform* t = findTransform(transform);
   REQUIRE(t != nullptr);
-  return applyStep(o, u.args, u.file, kernel, *t, Direction::Forward, {}, facts);
+  return applyStep(o, u.args, u.file, kernel, *t, Direction::Forward, params, facts);
 }
 
 }  // namespace
@@ -245,9 +245,16 @@ TEST_CASE("canonical: the transfer suite's grid-stride while histogram matches a
     if (fits) fitting.push_back(s.id);
   }
   INFO("privatize-histogram skills whose features fit the normal form");
-  REQUIRE(fitting == std::vector<std::string>{"privatize-histogram-grid-stride"});
+  std::sort(fitting.begin(), fitting.end());
+  REQUIRE(fitting == std::vector<std::string>{"privatize-histogram-grid-stride", "privatize-histogram-grid-stride-vector"});
   StepResult r = forward(u, c.overlay, "histo_kernel", "privatize-histogram", blockOf(256));
   INFO(r.reason);
   CHECK(r.applied);
   CHECK_FALSE(r.geometry.changes());  // a grid-stride kernel keeps its grid
+  // The vector skill's params: the buffer is bytes, so 16 of them a uint4 load, grid still kept.
+  StepResult v = forward(u, c.overlay, "histo_kernel", "privatize-histogram", blockOf(256), {{"vector_width", "16"}});
+  INFO(v.reason);
+  CHECK(v.applied);
+  CHECK_FALSE(v.geometry.changes());
+  CHECK(v.overlay.at(u.file).find("reinterpret_cast<const uint4*>(buffer)[kl_v]") != std::string::npos);
 }

@@ -5,7 +5,8 @@
 //
 // Generic skills (restrict-pointers, launch-bounds, block-size, ...) apply nearly everywhere and say
 // nothing about whether a kernel's *family* is recognized, so only family transforms count here.
-// The table printed (KLINEAGE_REACH_PRINT=1) is what the "round 1 reach" quotes.
+// The table printed (KLINEAGE_REACH_PRINT=1) is what the "round 1 reach" quotes;
+// KLINEAGE_REACH_DUMP=<dir> writes every family variant there.
 // Also: every family transform that applies to a normal form has a library skill whose anchor fits
 // it (requires/forbids features). The histogram's grid-stride normal form once fitted no
 // privatize-histogram skill, so the GPU never saw the variant the transform could make.
@@ -133,6 +134,9 @@ Reach reachOf(const Kernel& k) {
                                file != unit ? unit : "");
       if (s.applied) {
         r.applied.push_back(id);
+        // KLINEAGE_REACH_DUMP=<dir>: each family variant's file, to read what the gate would see.
+        if (const char* dump = std::getenv("KLINEAGE_REACH_DUMP"))
+          atomicWrite(std::string(dump) + "/" + k.name + "." + id + ".cu", s.overlay.at(file));
         if (!someSkillFits(id, c.info)) r.unanchored.push_back(id);
       } else
         r.refused.push_back(id + ": " + s.reason);

@@ -73,8 +73,8 @@ class BlockReduceAtomic : public Transform {
     // (a single load in flight per thread leaves DRAM bandwidth unused); vector_width 4 loads 16
     // bytes per thread and iteration where every pointer read is aligned (element_guard.h).
     Accumulation a;
-    a.value = value;
-    a.stmt = [](const std::string& v) { return "kl_sum += " + v + ";"; };
+    a.values = {value};
+    a.stmt = [](const std::vector<std::string>& v) { return "kl_sum += " + v[0] + ";"; };
     a.width = width;
     a.unroll = unroll;
     a.updates = {addr};
@@ -122,8 +122,8 @@ class BlockReduceAtomic : public Transform {
       return TransformResult::no("the grid-stride loop is not `kl_sum += E;`");
     if (vector) {
       Accumulation a;
-      a.value = add->getRHS();
-      a.stmt = [](const std::string& v) { return "kl_sum += " + v + ";"; };
+      a.values = {add->getRHS()};
+      a.stmt = [](const std::vector<std::string>& v) { return "kl_sum += " + v[0] + ";"; };
       std::string why;
       if (!isVectorAccumulation(ctx, vector, loop, a, why)) return TransformResult::no(why);
     }

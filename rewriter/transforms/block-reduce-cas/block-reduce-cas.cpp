@@ -220,8 +220,8 @@ class BlockReduceCas : public Transform {
     // Unrolling the scan issues that many independent loads per thread before their fmaxf;
     // vector_width 4 loads 16 bytes per thread and iteration where every pointer read is aligned.
     Accumulation a;
-    a.value = value;
-    a.stmt = [&r](const std::string& x) { return "kl_best = " + r.combine + "(kl_best, " + x + ");"; };
+    a.values = {value};
+    a.stmt = [&r](const std::vector<std::string>& x) { return "kl_best = " + r.combine + "(kl_best, " + x[0] + ");"; };
     a.width = width;
     a.unroll = unroll;
     for (auto it = then->body_begin() + 1; it != then->body_end(); ++it) a.updates.push_back(*it);
@@ -289,8 +289,8 @@ class BlockReduceCas : public Transform {
       return notOurs("kl_best does not start at " + r->identity);
     if (vector) {
       Accumulation a;
-      a.value = call->getArg(1);
-      a.stmt = [&r](const std::string& x) { return "kl_best = " + r->combine + "(kl_best, " + x + ");"; };
+      a.values = {call->getArg(1)};
+      a.stmt = [&r](const std::vector<std::string>& x) { return "kl_best = " + r->combine + "(kl_best, " + x[0] + ");"; };
       std::string why;
       if (!isVectorAccumulation(ctx, vector, loop, a, why)) return notOurs(why);
     }

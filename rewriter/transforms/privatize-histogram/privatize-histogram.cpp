@@ -15,6 +15,8 @@
 // A body that is already one grid-stride loop of the atomic keeps its grid (its launcher sized it).
 // Inverse: the emitted shape back to one global atomic per element (correct only when the grid
 // covers n again: the caller restores the launch).
+#include <algorithm>
+
 #include "rewriter/ast_util.h"
 #include "rewriter/element_guard.h"
 #include "rewriter/features/cuda_matchers.h"
@@ -86,6 +88,9 @@ bool matchStridedAtomic(clang::ASTContext& ctx, const clang::FunctionDecl* kerne
   return true;
 }
 
+// The per-element update of the private bins: {IDX, V} -> `atomicAdd(&kl_bins[IDX], V);`.
+std::string binUpdate(const std::vector<std::string>& v) { return "atomicAdd(&kl_bins[" + v[0] + "], " + v[1] + ");"; }
+
 class PrivatizeHistogram : public Transform {
  public:
   std::string id() const override { return "privatize-histogram"; }
@@ -124,18 +129,31 @@ class PrivatizeHistogram : public Transform {
 
     std::string u = elem.getUnqualifiedType().getAsString(clang::PrintingPolicy(ctx.getLangOpts()));
     std::string b = base->getNameAsString(), nbs = std::to_string(nb);
-    std::string idx_text = sourceText(ctx, idx->getSourceRange());
-    std::string v = sourceText(ctx, g.atomic->getArg(1)->getSourceRange());
+    // The loop of shared atomics; vector_width 16 (bytes) / 8 / 4 loads that many elements a thread
+    // and iteration where every pointer read is 16-byte aligned: one byte a load leaves the loop
+    // latency-bound (a few hundred bytes in flight per SM), and atomic adds commute, so the order of
+    // the elements within a thread does not matter (element_guard.h writes the loop).
+    Accumulation a;
+    a.values = {idx, g.atomic->getArg(1)};
+    a.stmt = binUpdate;
+    a.width = intParam(req.params, "vector_width", 1);
+    std::string loop;
+    if (!accumulationLoop(ctx, g, a, loop, why)) return TransformResult::no(why);
+    if (std::find(a.loaded.begin(), a.loaded.end(), b) != a.loaded.end())
+      return TransformResult::no(b + " is both the bins and read as vectors");
     std::string each = "for (int kl_b = threadIdx.x; kl_b < " + nbs + "; kl_b += blockDim.x)";
     std::string text = "\n  __shared__ " + u + " kl_bins[" + nbs + "];\n  " + each + " kl_bins[kl_b] = 0;\n" +
-                       "  __syncthreads();\n  " + gridStrideHeader(g) + " atomicAdd(&kl_bins[" + idx_text + "], " + v +
-                       ");\n  __syncthreads();\n  " + each + "\n    if (kl_bins[kl_b] != 0) atomicAdd(&" + b +
-                       "[kl_b], kl_bins[kl_b]);\n";
+                       "  __syncthreads();\n  " + loop + "  __syncthreads();\n  " + each +
+                       "\n    if (kl_bins[kl_b] != 0) atomicAdd(&" + b + "[kl_b], kl_bins[kl_b]);\n";
     if (!replaceBody(ctx, req.rewriter, g.body, text)) return TransformResult::no("the rewriter refused the edit");
-    if (strided) return TransformResult::yes(nbs + " bins of " + b + " privatized per block (already a grid-stride loop: the grid is kept)");
+    std::string vec;
+    for (const std::string& l : a.loaded) vec += (vec.empty() ? "" : ", ") + l;
+    if (a.width > 1) vec = ", " + std::to_string(a.width) + " elements of " + vec + " a load when 16-byte aligned";
+    if (strided)
+      return TransformResult::yes(nbs + " bins of " + b + " privatized per block (already a grid-stride loop: the grid is kept)" + vec);
     GeometryChange geo;
     geo.grid_x_divisor = static_cast<unsigned>(coarsen);
-    return TransformResult::yes(nbs + " bins of " + b + " privatized per block, grid.x / " + std::to_string(coarsen), geo);
+    return TransformResult::yes(nbs + " bins of " + b + " privatized per block, grid.x / " + std::to_string(coarsen) + vec, geo);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
@@ -143,9 +161,13 @@ class PrivatizeHistogram : public Transform {
     SourceBuffer src(ctx);
     auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     if (!body) return TransformResult::no("the kernel has no body");
+    // The loop of shared atomics, or vector_width's form around it (its else branch).
     const clang::ForStmt* loop = nullptr;
-    for (const clang::Stmt* s : body->body())
-      if (auto* fs = llvm::dyn_cast<clang::ForStmt>(s); fs && isGridStrideLoop(ctx, fs)) loop = fs;
+    const clang::IfStmt* vector = nullptr;
+    for (const clang::Stmt* s : body->body()) {
+      const clang::IfStmt* v = nullptr;
+      if (auto* fs = accumulationScalarLoop(s, &v); fs && isGridStrideLoop(ctx, fs)) loop = fs, vector = v;
+    }
     auto* call = loop ? llvm::dyn_cast<clang::CallExpr>(loop->getBody()) : nullptr;
     const clang::Expr* idx = nullptr;
     if (call && calleeName(call) == "atomicAdd" && call->getNumArgs() == 2)
@@ -153,6 +175,15 @@ class PrivatizeHistogram : public Transform {
         if (auto* ase = llvm::dyn_cast<clang::ArraySubscriptExpr>(uo->getSubExpr()->IgnoreParens()))
           if (auto* d = referencedDecl(ase->getBase()); d && d->getNameAsString() == "kl_bins") idx = ase->getIdx();
     if (!idx) return TransformResult::no("no grid-stride loop of `atomicAdd(&kl_bins[idx], v)`");
+    if (std::string why = vectorWidthMatches(req.params, vector != nullptr); !why.empty()) return TransformResult::no(why);
+    if (vector) {
+      Accumulation a;
+      a.values = {idx, call->getArg(1)};
+      a.stmt = binUpdate;
+      a.width = intParam(req.params, "vector_width", 1);
+      std::string why;
+      if (!isVectorAccumulation(ctx, vector, loop, a, why)) return TransformResult::no(why);
+    }
     // The merge `atomicAdd(&B[kl_b], kl_bins[kl_b])` names the user's bins.
     std::string bins;
     for (const clang::CallExpr* c : findAllIn<clang::CallExpr>(ctx, body, clang::ast_matchers::callExpr().bind("c"), "c")) {
