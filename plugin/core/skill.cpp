@@ -179,8 +179,13 @@ class SkillReader {
     }
 
     const toml::table& anchor = table(root, nullptr, "anchor", true, empty);
-    checkKeys(anchor, {"description", "forbids_features", "requires_features"}, "[anchor]");
+    checkKeys(anchor, {"description", "first_step", "forbids_features", "requires_features"}, "[anchor]");
     s.anchor_description = str(anchor, &anchor, "description", "anchor.description", true);
+    if (const toml::node* f = anchor.get("first_step")) {
+      const auto* b = f->as_boolean();
+      if (!b) failAt(f, "anchor.first_step: expected true or false, found a " + tomlTypeName(*f));
+      s.first_step = b->get();
+    }
     auto features = [&](const std::string& key) {
       std::vector<std::string> v = strings(anchor, key, "anchor." + key);
       const auto& known = known_features;
@@ -473,7 +478,8 @@ nlohmann::json skillToJson(const Skill& s) {
           {"anchor",
            {{"description", s.anchor_description},
             {"requires_features", s.requires_features},
-            {"forbids_features", s.forbids_features}}},
+            {"forbids_features", s.forbids_features},
+            {"first_step", s.first_step}}},
           {"preconditions", preconditionsJson(s)},
           {"effect", {{"expected", s.expected_effect}, {"measured", measured}}},
           {"risks", risks},

@@ -62,6 +62,10 @@ struct Skill {
   nlohmann::json params = nlohmann::json::object();  // transform parameters, TOML values as JSON
   std::string anchor_description;
   std::vector<std::string> requires_features, forbids_features;
+  // anchor.first_step: tried only on the kernel as the user wrote it (its normal form), never after
+  // another step: its premise is about the user's code or launch (vectorize-float4-keep-grid keeps a
+  // grid the launcher capped; after grid-stride-loop the grid is one thread per element again).
+  bool first_step = false;
   std::vector<std::string> facts;                     // preconditions on the workload
   // Schema 2, probed mined skills: which preconditions a probe showed to be needed (verified), which
   // none could break (unverified; both kinds of facts stay in `facts`), which the step did without

@@ -412,6 +412,7 @@ class PlannedSearch : public ChainSearch {
     for (auto* c : st.chain) used.insert(c->id);
     for (const Skill& s : skills_) {
       if (used.count(s.id)) continue;
+      if (s.first_step && !st.chain.empty()) continue;  // its premise is the user's code (skill.h)
       const auto e = expected(ks, st, s);
       if (e && e->best < kMinGain) {
         char b[32];

@@ -510,3 +510,22 @@ TEST_CASE("skills: search_rank is read, checked and defaults to 0", "[skills]") 
     CHECK_THAT(e.what(), Catch::Contains("search_rank: expected an integer from -100 to 100"));
   }
 }
+
+TEST_CASE("skills: anchor.first_step is read, checked and defaults to false", "[skills]") {
+  TempDir tmp;
+  const fs::path& dir = tmp.path;
+  writeFile(dir, "a.toml", kExample);
+  std::vector<Skill> s = loadSkills({dir.string()}, kTransforms);
+  REQUIRE(s.size() == 1);
+  CHECK_FALSE(s[0].first_step);
+  const std::string anchor = "forbids_features = [\"barriers\", \"atomics\", \"shuffles\"]";
+  REQUIRE(kExample.find(anchor) != std::string::npos);
+  writeFile(dir, "a.toml", replaced(kExample, anchor, anchor + "\nfirst_step = true"));
+  s = loadSkills({dir.string()}, kTransforms);
+  CHECK(s[0].first_step);
+  CHECK(skillToJson(s[0])["anchor"]["first_step"] == true);
+  writeFile(dir, "a.toml", replaced(kExample, anchor, anchor + "\nfirst_step = \"yes\""));
+  InputError e = inputError([&] { loadSkills({dir.string()}, kTransforms); });
+  CHECK_THAT(e.what(), Catch::Contains("anchor.first_step: expected true or false"));
+  CHECK(e.line > 0);
+}

@@ -119,10 +119,13 @@ std::string stepText(const std::string& id, const TransformParams& p, const Geom
 const std::vector<Expert>& experts() {
   static const std::vector<Expert> v = {
       // -restrict-pointers is kept from the expert itself too: its forward makes the pointers read
-      // only as float4 const (extract follows reads through casts, 5937a9e); it was dropped before
+      // only as float4 const (extract follows reads through casts, 5937a9e); it was dropped before.
+      // -vectorize-access with grid_divisor 1 (vectorize-float4-keep-grid's params) is kept as well:
+      // the scalar grid-stride loop on the expert's own grid is correct, and its forward gives the
+      // expert back with the same launch
       {"bias_gelu.cu", "mine_bias_gelu", "elementwise.cu", {256}, {65536}, {262144}, {256}, {
            {"-vectorize-access(width=4) [grid.x*4]",
-            "-vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
+            "-vectorize-access(grid_divisor=1, width=4) -vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
            {"-grid-stride-loop()",
             "-grid-stride-loop() -restrict-pointers(add_const=true)"},
            {"-restrict-pointers(add_const=true)",
@@ -172,7 +175,7 @@ const std::vector<Expert>& experts() {
            {"", ""}}, "reduce_max"},
       {"relu.cu", "mine_relu", "elementwise.cu", {256}, {65536}, {262144}, {256}, {
            {"-vectorize-access(width=4) [grid.x*4]",
-            "-vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
+            "-vectorize-access(grid_divisor=1, width=4) -vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
            {"-grid-stride-loop()",
             "-grid-stride-loop() -restrict-pointers(add_const=true)"},
            {"-restrict-pointers(add_const=true)",
@@ -180,7 +183,7 @@ const std::vector<Expert>& experts() {
            {"", ""}}},
       {"saxpy.cu", "mine_saxpy", "elementwise.cu", {256}, {65536}, {262144}, {256}, {
            {"-vectorize-access(width=4) [grid.x*4]",
-            "-vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
+            "-vectorize-access(grid_divisor=1, width=4) -vectorize-access(width=4) [grid.x*4] -restrict-pointers(add_const=true)"},
            {"-grid-stride-loop()",
             "-grid-stride-loop() -restrict-pointers(add_const=true)"},
            {"-restrict-pointers(add_const=true)",

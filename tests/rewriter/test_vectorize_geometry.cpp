@@ -54,6 +54,26 @@ TEST_CASE("vectorize-access forward reports grid_x_divisor 4, inverse 1", "[tran
   CHECK(textOf(b) == kScale);
 }
 
+TEST_CASE("vectorize-access with grid_divisor 1 keeps the grid and its inverse does not scale it", "[transforms]") {
+  // A grid-stride kernel whose launcher capped its grid: the same vector text, the grid untouched.
+  const TransformParams keep{{"grid_divisor", "1"}};
+  StepResult f = run("vectorize-access", kScale, Direction::Forward, {}, keep);
+  INFO(f.reason);
+  REQUIRE(f.applied);
+  CHECK_FALSE(f.geometry.changes());
+  CHECK(textOf(f) == textOf(run("vectorize-access", kScale, Direction::Forward)));
+  StepResult b = run("vectorize-access", textOf(f), Direction::Inverse, {}, keep);
+  REQUIRE(b.applied);
+  CHECK_FALSE(b.geometry.changes());
+  CHECK(textOf(b) == kScale);
+  StepResult half = run("vectorize-access", kScale, Direction::Forward, {}, {{"grid_divisor", "2"}});
+  REQUIRE(half.applied);
+  CHECK(half.geometry.grid_x_divisor == 2);
+  StepResult bad = run("vectorize-access", kScale, Direction::Forward, {}, {{"grid_divisor", "3"}});
+  CHECK_FALSE(bad.applied);
+  CHECK_THAT(bad.reason, Catch::Contains("grid_divisor must be 1, 2 or 4"));
+}
+
 TEST_CASE("restrict-pointers does not add const to a pointer written through", "[transforms]") {
   const char* src = R"(__global__ void k(float* x, float* y, float* z, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -53,7 +53,9 @@
 // float4 bias_gelu expert does too: its cols % 4 != 0 path is the scalar kernel), and the inverse
 // recognizes one shape with optional `&& m % 4 == 0` terms. The cost: such a run loses the in/out
 // vectors that a per-lane gather would have kept, on a grid 4x smaller (see the skill's risks).
-// Parameter "width" (default 4; only 4 is supported).
+// Parameters: "width" (default 4; only 4 is supported); "grid_divisor" (default 4; 1, 2, 4): grid.x is
+// divided by it (1 keeps the grid: a grid-stride kernel whose launcher capped its grid would run on a
+// quarter of the threads it chose, too few loads in flight).
 // Inverse: recognizes exactly the shape above (alignment check, each `&& m % 4 == 0` with its
 // `[(kl_v * 4 % m) / 4]` vector read, kl_v loop, else branch holding the scalar loop, optional kl_n)
 // and puts the else-branch loop back, so inverse(forward(x)) == x.
@@ -410,6 +412,9 @@ class VectorizeAccess : public Transform {
     Src src(ctx);
     long long width = intParam(req.params, "width", 4);
     if (width != 4) return TransformResult::no("only width 4 is supported (asked for " + std::to_string(width) + ")");
+    const long long divisor = intParam(req.params, "grid_divisor", 4);
+    if (divisor != 1 && divisor != 2 && divisor != 4)
+      return TransformResult::no("grid_divisor must be 1, 2 or 4 (asked for " + std::to_string(divisor) + ")");
     auto* kbody = llvm::dyn_cast_or_null<clang::CompoundStmt>(req.kernel->getBody());
     if (!kbody) return TransformResult::no("the kernel has no body");
     if (sourceText(ctx, kbody->getSourceRange()).find("kl_") != std::string::npos)
@@ -665,8 +670,12 @@ class VectorizeAccess : public Transform {
            sourceText(ctx, fs->getInc()->getSourceRange()) + ")" + indentRest(src.slice(rp, f1), "  ") + "\n";
     out += I + "} else {\n" + I2 + indentRest(src.slice(f0, f1), "  ") + "\n" + I + "}";
     if (req.rewriter.ReplaceText(src.at(f0), f1 - f0, out)) return TransformResult::no("the rewriter refused the edit");
+    // grid.x / 4 gives a grid that covered n one element a thread one vector a thread; a launcher
+    // that capped its grid (a grid-stride kernel sized to the GPU) keeps it with grid_divisor 1
+    // (checked in forward).
+    const long long divisor = intParam(req.params, "grid_divisor", 4);
     GeometryChange g;
-    g.grid_x_divisor = 4;
+    g.grid_x_divisor = static_cast<unsigned>(divisor);
     std::string arrays;
     for (const clang::ParmVarDecl* pv : order) {
       arrays += (arrays.empty() ? "" : ", ") + pv->getNameAsString();
@@ -674,7 +683,8 @@ class VectorizeAccess : public Transform {
     }
     std::string when = " behind an alignment check";
     for (const std::string& m : moduli) when += " and " + m + " % 4 == 0";
-    return TransformResult::yes("4-wide vector accesses to " + arrays + when + "; grid.x / 4", g);
+    return TransformResult::yes("4-wide vector accesses to " + arrays + when +
+                                    (divisor > 1 ? "; grid.x / " + std::to_string(divisor) : "; the grid is kept"), g);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
@@ -715,9 +725,13 @@ class VectorizeAccess : public Transform {
       std::string loop = dedentRest(src.slice(src.off(orig->getBeginLoc()), src.stmtEnd(orig)), "  ");
       if (req.rewriter.ReplaceText(src.at(start), end - start, loop))
         return TransformResult::no("the rewriter refused the edit");
+      const long long divisor = intParam(req.params, "grid_divisor", 4);
+      if (divisor != 1 && divisor != 2 && divisor != 4)
+        return TransformResult::no("grid_divisor must be 1, 2 or 4 (asked for " + std::to_string(divisor) + ")");
       GeometryChange g;
-      g.grid_x_multiplier = 4;  // forward's grid.x / 4 undone
-      return TransformResult::yes("back to the scalar grid-stride loop, grid.x * 4", g);
+      g.grid_x_multiplier = static_cast<unsigned>(divisor);  // forward's grid.x / grid_divisor undone
+      return TransformResult::yes("back to the scalar grid-stride loop" +
+                                      (divisor > 1 ? ", grid.x * " + std::to_string(divisor) : std::string()), g);
     }
     return TransformResult::no("no vectorized loop (alignment check with a kl_v loop and the scalar loop in the else branch)");
   }
