@@ -235,6 +235,8 @@ class ColumnPartialSums : public Transform {
     if (auto why = match(ctx, body, s)) return TransformResult::no(*why);
     const long long Y = intParam(req.params, "rows_split", 32);
     if (Y < 2 || Y > 32) return TransformResult::no("rows_split must be 2 to 32");
+    const long long unroll = intParam(req.params, "unroll", 1);
+    if (unroll < 1 || unroll > 16) return TransformResult::no("unroll must be 1 to 16");
     const auto shape = req.facts.shape();
     if (!shape) return TransformResult::no("the block shape is unknown (the grid is rescaled from it)");
     if (shape->y != 1 || shape->z != 1) return TransformResult::no("the block is not 1-D");
@@ -263,6 +265,9 @@ class ColumnPartialSums : public Transform {
       const unsigned a = src.off(w.step->getRHS()->getBeginLoc()), e = src.tokEnd(w.step->getRHS()->getEndLoc());
       bad |= rw.ReplaceText(src.at(a), e - a, "(size_t)blockDim.y * (" + ld + ")");
     }
+    // `#pragma unroll N` on the split loop: several rows' loads in flight per thread (a 4096-wide
+    // matrix gives 4096 x 32 threads, a thread's loads one after another otherwise).
+    if (unroll > 1) walks_start += "#pragma unroll " + std::to_string(unroll) + "\n" + in1;
     if (!walks_start.empty()) bad |= rw.InsertTextBefore(src.at(lp), walks_start);
     const clang::Expr* init = s.row->getInit();
     bad |= rw.ReplaceText(src.at(src.off(init->getBeginLoc())), src.tokEnd(init->getEndLoc()) - src.off(init->getBeginLoc()), "threadIdx.y");
@@ -286,7 +291,8 @@ class ColumnPartialSums : public Transform {
     geo.block_y = Y;
     geo.grid_x_multiplier = static_cast<unsigned>(shape->x / 32);
     return TransformResult::yes("the rows of each column split over " + std::to_string(Y) + " threads (block 32 x " +
-                                    std::to_string(Y) + ")",
+                                    std::to_string(Y) + ")" +
+                                    (unroll > 1 ? ", the loop unrolled " + std::to_string(unroll) : std::string()),
                                 geo);
   }
 
@@ -327,7 +333,23 @@ class ColumnPartialSums : public Transform {
     // The first guard: declarations, [walk starts], the loop, `kl_s = s;`.
     auto* last = llvm::dyn_cast<clang::BinaryOperator>(t1->body_back());
     if (!last || text(last) != "kl_s = " + sn) return TransformResult::no(not_ours);
-    const clang::ForStmt* loop = llvm::dyn_cast<clang::ForStmt>(t1->body_begin()[t1->size() - 2]);
+    // The loop, under `#pragma unroll N` when forward had the unroll param (an AttributedStmt).
+    const clang::Stmt* loop_stmt = t1->body_begin()[t1->size() - 2];
+    const auto* hinted = llvm::dyn_cast<clang::AttributedStmt>(loop_stmt);
+    const clang::ForStmt* loop = llvm::dyn_cast<clang::ForStmt>(hinted ? hinted->getSubStmt() : loop_stmt);
+    const long long unroll = intParam(req.params, "unroll", 1);
+    unsigned pragma_line = 0, loop_line = 0;
+    if (loop) {
+      loop_line = src.lineStart(src.off(loop->getBeginLoc()));
+      const unsigned prev = loop_line > 0 ? src.lineStart(loop_line - 1) : 0;
+      const std::string want = unroll > 1 ? squeeze("#pragma unroll " + std::to_string(unroll)) : "";
+      const std::string got = hinted && loop_line > 0 ? squeeze(src.slice(prev, loop_line)) : "";
+      if (got != want)
+        return TransformResult::no(got.empty() ? "the split loop has no `#pragma unroll " + std::to_string(unroll) + "`: not unroll " +
+                                                     std::to_string(unroll) + "'s form"
+                                               : "the split loop has `" + got + "`, not unroll " + std::to_string(unroll) + "'s form");
+      pragma_line = prev;
+    }
     const clang::VarDecl* r = loop ? singleVar(loop->getInit()) : nullptr;
     if (!r || !r->getInit() || !loop->getInc() || text(r->getInit()) != "threadIdx.y" ||
         text(loop->getInc()) != r->getNameAsString() + " += blockDim.y")
@@ -335,6 +357,7 @@ class ColumnPartialSums : public Transform {
     if (!src.inFile(g1) || !src.inFile(g2)) return TransformResult::no(not_ours);
     auto& rw = req.rewriter;
     bool bad = false;
+    if (hinted) bad |= rw.RemoveText(src.at(pragma_line), loop_line - pragma_line);
     // Walk starts just before the loop: `p += (size_t)threadIdx.y * (LD);`; their steps in it.
     for (size_t i = t1->size() - 2; i-- > 0;) {
       auto* ca = llvm::dyn_cast<clang::CompoundAssignOperator>(t1->body_begin()[i]);
