@@ -5,7 +5,7 @@
 //
 // Timing: bench/timing.cuh (the gate's rule: the L2 flushed before each run, the median of 21).
 // Output: `probe <family> <form> <ms> <x over naive>`.
-// usage: shape_probe   (needs a CUDA device; exit 77 without one)
+// usage: shape_probe [family ...]   (all by default; needs a CUDA device; exit 77 without one)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -584,9 +584,195 @@ void probeReduce() {
   CK(cudaFree(res));
 }
 
+// ---------------------------------------------------------------- byte histogram, privatized
+// privatize-histogram's grid-stride form (one byte a load) against its vector_width 16 form (one
+// uint4 of 16 bytes a load where aligned), on the transfer histogram's launch (2 blocks an SM, 256).
+__global__ void histPriv(const unsigned char* buffer, long size, unsigned int* histo) {
+  __shared__ unsigned int kl_bins[256];
+  for (int kl_b = threadIdx.x; kl_b < 256; kl_b += blockDim.x) kl_bins[kl_b] = 0;
+  __syncthreads();
+  for (long i = threadIdx.x + (long)blockIdx.x * blockDim.x; i < size; i += (long)blockDim.x * gridDim.x)
+    atomicAdd(&kl_bins[buffer[i]], 1);
+  __syncthreads();
+  for (int kl_b = threadIdx.x; kl_b < 256; kl_b += blockDim.x)
+    if (kl_bins[kl_b] != 0) atomicAdd(&histo[kl_b], kl_bins[kl_b]);
+}
+
+__global__ void histPrivVec16(const unsigned char* buffer, long size, unsigned int* histo) {
+  __shared__ unsigned int kl_bins[256];
+  for (int kl_b = threadIdx.x; kl_b < 256; kl_b += blockDim.x) kl_bins[kl_b] = 0;
+  __syncthreads();
+  if ((reinterpret_cast<unsigned long long>(buffer) & 15) == 0) {
+    for (long kl_v = threadIdx.x + (long)blockIdx.x * blockDim.x; kl_v < size / 16; kl_v += (long)blockDim.x * gridDim.x) {
+      uint4 w = reinterpret_cast<const uint4*>(buffer)[kl_v];
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        unsigned int word = b == 0 ? w.x : b == 1 ? w.y : b == 2 ? w.z : w.w;
+        atomicAdd(&kl_bins[(unsigned char)word], 1);
+        atomicAdd(&kl_bins[(unsigned char)(word >> 8)], 1);
+        atomicAdd(&kl_bins[(unsigned char)(word >> 16)], 1);
+        atomicAdd(&kl_bins[(unsigned char)(word >> 24)], 1);
+      }
+    }
+    for (long i = (size / 16) * 16 + threadIdx.x + (long)blockIdx.x * blockDim.x; i < size; i += (long)blockDim.x * gridDim.x)
+      atomicAdd(&kl_bins[buffer[i]], 1);
+  } else {
+    for (long i = threadIdx.x + (long)blockIdx.x * blockDim.x; i < size; i += (long)blockDim.x * gridDim.x)
+      atomicAdd(&kl_bins[buffer[i]], 1);
+  }
+  __syncthreads();
+  for (int kl_b = threadIdx.x; kl_b < 256; kl_b += blockDim.x)
+    if (kl_bins[kl_b] != 0) atomicAdd(&histo[kl_b], kl_bins[kl_b]);
+}
+
+void probeHistogram() {
+  const long size = (1L << 24) + 123;
+  std::vector<unsigned char> h(size);
+  std::mt19937_64 rng(621);
+  std::vector<unsigned int> want(256, 0);
+  for (long i = 0; i < size; ++i) ++want[h[i] = (unsigned char)(rng() >> 56)];
+  unsigned char* buf;
+  unsigned int* bins;
+  CK(cudaMalloc(&buf, size));
+  CK(cudaMalloc(&bins, 256 * 4));
+  CK(cudaMemcpy(buf, h.data(), size, cudaMemcpyHostToDevice));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(bins, 0, 256 * 4));
+    fn();
+    CK(cudaDeviceSynchronize());
+    const bool ok = download(bins, 256) == want;
+    report("histogram", name, bench::timeMs([&] {
+             CK(cudaMemsetAsync(bins, 0, 256 * 4));
+             fn();
+           }),
+           ok);
+  };
+  run("naive", [&] { histPriv<<<sms * 2, 256>>>(buf, size, bins); });  // = privatized, scalar (run 19's winner)
+  run("vector_width 16", [&] { histPrivVec16<<<sms * 2, 256>>>(buf, size, bins); });
+  run("vector_width 16, grid x4", [&] { histPrivVec16<<<sms * 8, 256>>>(buf, size, bins); });
+  CK(cudaFree(buf));
+  CK(cudaFree(bins));
+}
+
+// ---------------------------------------------------------------- gelu on a capped grid
+// gelu_forward's grid-stride kernel (grid min(ceil(N / 256), 1024)) against vectorize-access's form
+// with the grid kept (grid_divisor 1) and divided by 4 (the default).
+__global__ void geluNaive(float* out, const float* inp, int N) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += blockDim.x * gridDim.x) {
+    float v = inp[i];
+    float inner = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+    out[i] = 0.5f * v * (1.0f + tanhf(inner));
+  }
+}
+
+__device__ __forceinline__ float geluOne(float v) {
+  float inner = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+  return 0.5f * v * (1.0f + tanhf(inner));
+}
+
+__global__ void geluVec4(float* out, const float* inp, int N) {
+  if (((reinterpret_cast<unsigned long long>(out) | reinterpret_cast<unsigned long long>(inp)) & 15) == 0) {
+    for (int kl_v = blockIdx.x * blockDim.x + threadIdx.x; kl_v < N / 4; kl_v += blockDim.x * gridDim.x) {
+      float4 a = reinterpret_cast<const float4*>(inp)[kl_v], o;
+      o.x = geluOne(a.x);
+      o.y = geluOne(a.y);
+      o.z = geluOne(a.z);
+      o.w = geluOne(a.w);
+      reinterpret_cast<float4*>(out)[kl_v] = o;
+    }
+    for (int i = (N / 4) * 4 + blockIdx.x * blockDim.x + threadIdx.x; i < N; i += blockDim.x * gridDim.x) out[i] = geluOne(inp[i]);
+  } else {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += blockDim.x * gridDim.x) out[i] = geluOne(inp[i]);
+  }
+}
+
+void probeGelu() {
+  const int n = (1 << 24) + 5;
+  std::vector<float> h(n);
+  std::mt19937 rng(501);
+  std::uniform_real_distribution<float> u(-5, 5);
+  for (auto& x : h) x = u(rng);
+  float *in, *out;
+  CK(cudaMalloc(&in, size_t(n) * 4));
+  CK(cudaMalloc(&out, size_t(n) * 4));
+  CK(cudaMemcpy(in, h.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
+  const int grid = std::min((n + 255) / 256, 1024);
+  std::vector<float> ref;
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    CK(cudaMemset(out, 0, size_t(n) * 4));
+    fn();
+    CK(cudaDeviceSynchronize());
+    std::vector<float> got = download(out, n);
+    if (ref.empty()) ref = got;
+    report("gelu", name, bench::timeMs(fn), got == ref);
+  };
+  run("naive", [&] { geluNaive<<<grid, 256>>>(out, in, n); });
+  run("float4, grid kept", [&] { geluVec4<<<grid, 256>>>(out, in, n); });
+  run("float4, grid / 4", [&] { geluVec4<<<grid / 4, 256>>>(out, in, n); });
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+}
+
+// ---------------------------------------------------------------- column sums, split and unrolled
+// column-partial-sums' form (block 32 x 32) with and without `#pragma unroll 4` on the split loop.
+template <int UNROLL>
+__global__ void colSplit(const float* m, float* sums, int height, int width) {
+  unsigned int col = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float kl_part[32][33];
+  float kl_s = 0;
+  if (col < width) {
+    const float* p = m + col;
+    float s = 0.f;
+    p += (size_t)threadIdx.y * (width);
+#pragma unroll UNROLL
+    for (int r = threadIdx.y; r < height; r += blockDim.y) {
+      s += *p;
+      p += (size_t)blockDim.y * (width);
+    }
+    kl_s = s;
+  }
+  kl_part[threadIdx.y][threadIdx.x] = kl_s;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < width) {
+    float s = kl_s;
+    for (unsigned int kl_r = 1; kl_r < blockDim.y; ++kl_r) s += kl_part[kl_r][threadIdx.x];
+    sums[col] = s;
+  }
+}
+
+void probeColumns() {
+  const int height = 4096, width = 4096;
+  const size_t n = size_t(height) * width;
+  std::vector<float> h(n);
+  std::mt19937 rng(331);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto& x : h) x = u(rng);
+  float *m, *sums;
+  CK(cudaMalloc(&m, n * 4));
+  CK(cudaMalloc(&sums, width * 4));
+  CK(cudaMemcpy(m, h.data(), n * 4, cudaMemcpyHostToDevice));
+  std::vector<float> ref;
+  auto run = [&](const std::string& name, const std::function<void()>& fn) {
+    fn();
+    CK(cudaDeviceSynchronize());
+    std::vector<float> got = download(sums, width);
+    if (ref.empty()) ref = got;
+    bool ok = true;
+    for (int c = 0; c < width; ++c) ok = ok && std::fabs(got[c] - ref[c]) <= 1e-3f * (1 + std::fabs(ref[c]));
+    report("columns", name, bench::timeMs(fn), ok);
+  };
+  run("naive", [&] { colSplit<1><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });  // = split, run 19's winner
+  run("split, unroll 4", [&] { colSplit<4><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });
+  run("split, unroll 8", [&] { colSplit<8><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });
+  CK(cudaFree(m));
+  CK(cudaFree(sums));
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("skipped: no CUDA device\n");
@@ -596,9 +782,11 @@ int main() {
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("device %s\n", p.name);
   bench::benchInit();
-  probeLaplacian();
-  probeBlur();
-  probeConv();
-  probeReduce();
+  // shape_probe [family ...]: only those (stencil blur conv1d reduce histogram gelu columns)
+  const std::vector<std::pair<std::string, void (*)()>> probes = {
+      {"stencil", probeLaplacian}, {"blur", probeBlur},         {"conv1d", probeConv},      {"reduce", probeReduce},
+      {"histogram", probeHistogram}, {"gelu", probeGelu},       {"columns", probeColumns}};
+  for (const auto& [name, fn] : probes)
+    if (argc == 1 || std::find(argv + 1, argv + argc, name) != argv + argc) fn();
   return 0;
 }
