@@ -855,6 +855,45 @@ TEST_CASE("runner: a replay's timed-run mismatch is judged against the original'
   CHECK_FALSE(deterministic.nondeterministic);
 }
 
+TEST_CASE("runner: a float output of a kernel with atomics off its capture by a reordered sum's difference is replayable, widened",
+          "[runner]") {
+  // Under CUPTI the blocks' float atomics can add in another order than every replay on an idle GPU,
+  // which then agree with each other: a capture off by ~1e-5 relative is the original's own result.
+  klineage::test::TempDir dir("capture-order");
+  auto [job, rec] = saxpyReplay(dir);
+  const auto run = [&, &job = job, &rec = rec](float rel_off, unsigned determinism_runs) {
+    std::vector<float> after(kN);
+    for (int i = 0; i < kN; ++i) after[i] = 2.0f * (0.25f * (i % 17) - 1) + 0.5f * (i % 5);
+    after[7] *= 1 + rel_off;  // what the capture saw
+    dir.write("a1.after.bin", std::string(reinterpret_cast<const char*>(after.data()), after.size() * sizeof(float)));
+    rec.allocations[1].after_crc32 = crc32Of(after.data(), after.size() * sizeof(float));
+    RunnerJob j = job;
+    j.replay->check_fidelity = true;
+    j.replay->determinism_runs = determinism_runs;
+    fake::reset();
+    fake::addModule("orig.cubin", {{{"saxpy", original()}}, {}});
+    fake::addModule("var.cubin", {{{"saxpy", exact()}}, {}});
+    return runner::runJob(fake::api(), fake::device(), j, &rec);
+  };
+  RunnerResult reordered = run(5e-5f, 5);  // 2.5 captured as 2.500125: beyond rtol 1e-5, within 1e-4
+  INFO(reordered.reason);
+  CHECK(reordered.fidelity_ok == std::optional<bool>(true));
+  CHECK(reordered.nondeterministic);
+  CHECK(reordered.widened_rtol >= 2 * 4.9e-5);
+  CHECK(reordered.outcome == Outcome::Passed);
+  CHECK_THAT(reordered.reason, Catch::Contains("added in another order under capture"));
+
+  RunnerResult no_atomics = run(5e-5f, 1);  // a kernel without atomics has one order: not replayable
+  INFO(no_atomics.reason);
+  CHECK(no_atomics.fidelity_ok == std::optional<bool>(false));
+  CHECK_THAT(no_atomics.reason, Catch::StartsWith("replaying the original does not reproduce"));
+
+  RunnerResult far = run(1e-2f, 5);  // 1% off is not a reordered sum
+  INFO(far.reason);
+  CHECK(far.fidelity_ok == std::optional<bool>(false));
+  CHECK_FALSE(far.nondeterministic);
+}
+
 TEST_CASE("runner: a replayed blob is checked against the record's CRC-32 as it is read, and only when used",
           "[runner]") {
   klineage::test::TempDir dir("replay-crc");
