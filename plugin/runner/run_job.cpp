@@ -803,15 +803,20 @@ class JobRun {
       }
     }
     if (first.empty()) return true;
+    widenForNondeterminism("the original is nondeterministic (" + first + ")", max_abs, max_rel);
+    return true;
+  }
+
+  // The original differs from itself by up to max_abs / max_rel: it is nondeterministic, and the
+  // tolerance from then on widens to twice that; `why` starts the note the result carries.
+  void widenForNondeterminism(const std::string& why, double max_abs, double max_rel) {
     res_.nondeterministic = true;
     tol_.atol = std::max(tol_.atol, 2 * max_abs);
     tol_.rtol = std::max(tol_.rtol, 2 * max_rel);
     res_.widened_atol = tol_.atol;
     res_.widened_rtol = tol_.rtol;
-    nondeterminism_ = "the original is nondeterministic (" + first + "): tolerance widened to atol " +
-                      fmt("%g", tol_.atol) + ", rtol " + fmt("%g", tol_.rtol);
+    nondeterminism_ = why + ": tolerance widened to atol " + fmt("%g", tol_.atol) + ", rtol " + fmt("%g", tol_.rtol);
     progress(nondeterminism_);
-    return true;
   }
 
   // Whether the original's replay (its first run) reproduces every recorded `after` snapshot.
@@ -851,15 +856,9 @@ class JobRun {
     // original's own results: the tolerance widens to twice the difference, as for a replay that
     // differs from itself. Anything further off, any integer or byte output, stays "not replayable".
     if (!first.empty() && order_only && job_.replay->determinism_runs > 1 && nondeterminism_.empty()) {
-      res_.nondeterministic = true;
-      tol_.atol = std::max(tol_.atol, 2 * order_abs);
-      tol_.rtol = std::max(tol_.rtol, 2 * order_rel);
-      res_.widened_atol = tol_.atol;
-      res_.widened_rtol = tol_.rtol;
-      nondeterminism_ = "the original's float atomics added in another order under capture (" + first +
-                        "; the replays agree with each other): tolerance widened to atol " + fmt("%g", tol_.atol) +
-                        ", rtol " + fmt("%g", tol_.rtol);
-      progress(nondeterminism_);
+      widenForNondeterminism("the original's float atomics added in another order under capture (" + first +
+                                 "; the replays agree with each other)",
+                             order_abs, order_rel);
       first.clear();
     }
     *reproduced = first.empty();
@@ -1298,15 +1297,9 @@ class JobRun {
       res_ = verdict;  // the original is deterministic: the mismatch stands
       return false;
     }
-    res_.nondeterministic = true;
-    tol_.atol = std::max(tol_.atol, 2 * max_abs);
-    tol_.rtol = std::max(tol_.rtol, 2 * max_rel);
-    res_.widened_atol = tol_.atol;
-    res_.widened_rtol = tol_.rtol;
-    nondeterminism_ = "the original is nondeterministic (" + first + ", in " + std::to_string(kSpreadRuns) +
-                      " more runs after a timed run differed): tolerance widened to atol " + fmt("%g", tol_.atol) +
-                      ", rtol " + fmt("%g", tol_.rtol);
-    progress(nondeterminism_);
+    widenForNondeterminism("the original is nondeterministic (" + first + ", in " + std::to_string(kSpreadRuns) +
+                               " more runs after a timed run differed)",
+                           max_abs, max_rel);
     rejected_ = false;
     res_.outcome = verdict.outcome == Outcome::WrongResult ? Outcome::NotRun : verdict.outcome;
     res_.reason.clear();
