@@ -32,6 +32,7 @@
   X(ColumnPartialSums) \
   X(CoarsenRows) \
   X(WindowTile) \
+  X(UnswitchBounds) \
   /* one line per transform, above this one */
 // clang-format on
 

@@ -43,8 +43,8 @@ const std::map<std::string, std::vector<std::string>> kFamilyTransforms = {
     {"histogram", {"privatize-histogram"}},
     {"scan", {"block-scan-shuffle"}},
     {"columns", {"column-partial-sums"}},
-    {"stencil", {"coarsen-rows"}},
-    {"convolution", {"window-tile"}},
+    {"stencil", {"coarsen-rows", "unswitch-bounds"}},
+    {"convolution", {"window-tile", "unswitch-bounds"}},
 };
 
 struct Kernel {
@@ -188,4 +188,40 @@ TEST_CASE("transfer reach: the family skills apply to >= 90% of the frozen suite
     return s;
   }());
   CHECK(unanchored.empty());
+}
+
+// The planner stacks steps: the blur's interior fast path must survive coarsen-rows (either order),
+// since the two gain on different costs (guards and the run-time divisor; rows a warp reads).
+TEST_CASE("transfer reach: box_blur_kernel takes unswitch-bounds and coarsen-rows in either order", "[canonical][reach]") {
+  const std::string file = kTransfer + "/src/blur.cu";
+  Overlay overlay{{file, readFile(file)}};
+  ArgsByFile args{{file, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{file, args.at(file)}}, overlay);
+  const KernelInfo* info = m.find("box_blur_kernel");
+  REQUIRE(info != nullptr);
+  CanonicalForm c = canonicalize(overlay, args, file, "box_blur_kernel", *info);
+  TransformFacts facts;
+  facts.block = Dim3{16, 16, 1};
+  facts.block_size = 256;
+  const TransformParams wide{{"rows", "4"}, {"block_x", "64"}};
+  for (bool unswitch_first : {true, false}) {
+    INFO((unswitch_first ? "unswitch-bounds first" : "coarsen-rows first"));
+    const Transform* a = findTransform(unswitch_first ? "unswitch-bounds" : "coarsen-rows");
+    const Transform* b = findTransform(unswitch_first ? "coarsen-rows" : "unswitch-bounds");
+    StepResult s1 = applyStep(c.overlay, args, file, "box_blur_kernel", *a, Direction::Forward,
+                              unswitch_first ? TransformParams{} : wide, facts);
+    INFO("first step: " << s1.reason);
+    REQUIRE(s1.applied);
+    StepResult s2 = applyStep(s1.overlay, args, file, "box_blur_kernel", *b, Direction::Forward,
+                              unswitch_first ? wide : TransformParams{}, facts);
+    INFO("second step: " << s2.reason);
+    REQUIRE(s2.applied);
+    const std::string& text = s2.overlay.at(file);
+    CHECK(text.find("every tap inside the bounds") != std::string::npos);
+    CHECK(text.find("kl_r") != std::string::npos);
+    // Both paths keep the division the user wrote; only the fast one lost the tap guard.
+    size_t divisions = 0;
+    for (size_t p = text.find("sum / count"); p != std::string::npos; p = text.find("sum / count", p + 1)) ++divisions;
+    CHECK(divisions == 2);
+  }
 }
