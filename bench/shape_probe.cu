@@ -814,6 +814,67 @@ __global__ void colSplit(const float* m, float* sums, int height, int width) {
   }
 }
 
+// Where the split form's 0.45 of cuBLAS goes (only 128 blocks of 1024 threads on 132 SMs): rows
+// also split over grid.y (BANDS bands, partials added with atomicAdd into zeroed sums); two
+// accumulators a thread; 4 columns a thread with float4 loads (block 8 x BY).
+template <int BANDS>
+__global__ void colBands(const float* m, float* sums, int height, int width) {
+  unsigned int col = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float part[32][33];
+  int band = (height + BANDS - 1) / BANDS, r0 = blockIdx.y * band, r1 = min(height, r0 + band);
+  float s = 0.f;
+  if (col < width)
+    for (int r = r0 + threadIdx.y; r < r1; r += blockDim.y) s += m[(size_t)r * width + col];
+  part[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < width) {
+    for (unsigned int k = 1; k < blockDim.y; ++k) s += part[k][threadIdx.x];
+    atomicAdd(&sums[col], s);
+  }
+}
+
+__global__ void colTwoAcc(const float* m, float* sums, int height, int width) {
+  unsigned int col = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float part[32][33];
+  float s0 = 0.f, s1 = 0.f;
+  if (col < width) {
+    int r = threadIdx.y;
+    for (; r + (int)blockDim.y < height; r += 2 * blockDim.y) {
+      s0 += m[(size_t)r * width + col];
+      s1 += m[(size_t)(r + blockDim.y) * width + col];
+    }
+    if (r < height) s0 += m[(size_t)r * width + col];
+  }
+  part[threadIdx.y][threadIdx.x] = s0 + s1;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < width) {
+    float s = s0 + s1;
+    for (unsigned int k = 1; k < blockDim.y; ++k) s += part[k][threadIdx.x];
+    sums[col] = s;
+  }
+}
+
+template <int BY>
+__global__ void colVec4(const float* m, float* sums, int height, int width) {
+  __shared__ float4 part[BY][8];
+  unsigned int c4 = blockIdx.x * 8 + threadIdx.x;  // width % 4 == 0 here
+  float4 s = make_float4(0, 0, 0, 0);
+  if (c4 * 4 < (unsigned)width)
+    for (int r = threadIdx.y; r < height; r += BY) {
+      float4 v = reinterpret_cast<const float4*>(m + (size_t)r * width)[c4];
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+  part[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.y == 0 && c4 * 4 < (unsigned)width) {
+    for (int k = 1; k < BY; ++k) {
+      float4 v = part[k][threadIdx.x];
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+    reinterpret_cast<float4*>(sums)[c4] = s;
+  }
+}
+
 void probeColumns() {
   const int height = 4096, width = 4096;
   const size_t n = size_t(height) * width;
@@ -838,6 +899,21 @@ void probeColumns() {
   run("naive", [&] { colSplit<1><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });  // = split, run 19's winner
   run("split, unroll 4", [&] { colSplit<4><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });
   run("split, unroll 8", [&] { colSplit<8><<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });
+  run("bands 2, 32x32", [&] {
+    CK(cudaMemsetAsync(sums, 0, width * 4));
+    colBands<2><<<dim3(width / 32, 2), dim3(32, 32)>>>(m, sums, height, width);
+  });
+  run("bands 4, 32x16", [&] {
+    CK(cudaMemsetAsync(sums, 0, width * 4));
+    colBands<4><<<dim3(width / 32, 4), dim3(32, 16)>>>(m, sums, height, width);
+  });
+  run("bands 8, 32x8", [&] {
+    CK(cudaMemsetAsync(sums, 0, width * 4));
+    colBands<8><<<dim3(width / 32, 8), dim3(32, 8)>>>(m, sums, height, width);
+  });
+  run("two accumulators 32x32", [&] { colTwoAcc<<<width / 32, dim3(32, 32)>>>(m, sums, height, width); });
+  run("float4 8x32", [&] { colVec4<32><<<width / 32, dim3(8, 32)>>>(m, sums, height, width); });
+  run("float4 8x128", [&] { colVec4<128><<<width / 32, dim3(8, 128)>>>(m, sums, height, width); });
   CK(cudaFree(m));
   CK(cudaFree(sums));
 }
