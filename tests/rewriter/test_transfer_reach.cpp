@@ -225,3 +225,35 @@ TEST_CASE("transfer reach: box_blur_kernel takes unswitch-bounds and coarsen-row
     CHECK(divisions == 2);
   }
 }
+
+// The segment scan as users write it (one block of 1024 threads a segment, the length a parameter)
+// takes 4 elements a thread: block.x 1024 -> 256, every read of the thread index per element.
+TEST_CASE("transfer reach: scan_segments_hs takes block-scan-shuffle with 4 items a thread", "[canonical][reach]") {
+  const std::string file = kTransfer + "/src/scan.cu";
+  Overlay overlay{{file, readFile(file)}};
+  ArgsByFile args{{file, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{file, args.at(file)}}, overlay);
+  const KernelInfo* info = m.find("scan_segments_hs");
+  REQUIRE(info != nullptr);
+  CanonicalForm c = canonicalize(overlay, args, file, "scan_segments_hs", *info);
+  TransformFacts facts;
+  facts.block = Dim3{1024, 1, 1};
+  facts.block_size = 1024;
+  StepResult s = applyStep(c.overlay, args, file, "scan_segments_hs", *findTransform("block-scan-shuffle"), Direction::Forward,
+                           {{"items", "4"}}, facts);
+  INFO(s.reason);
+  REQUIRE(s.applied);
+  REQUIRE(s.geometry.block_x.has_value());
+  CHECK(*s.geometry.block_x == 256);
+  if (const char* dump = std::getenv("KLINEAGE_REACH_DUMP"))
+    atomicWrite(std::string(dump) + "/scan_segments_hs.block-scan-shuffle-items.cu", s.overlay.at(file));
+  const std::string& text = s.overlay.at(file);
+  CHECK(text.find("kl_items[kl_j] = in[(4 * thid + kl_j)]") != std::string::npos);
+  CHECK(text.find("out[(4 * thid + kl_j)] = kl_items[kl_j]") != std::string::npos);
+  // 1000 threads are not whole warps of 4 items: refused, not mis-scanned.
+  facts.block = Dim3{1000, 1, 1};
+  facts.block_size = 1000;
+  CHECK_FALSE(applyStep(c.overlay, args, file, "scan_segments_hs", *findTransform("block-scan-shuffle"), Direction::Forward,
+                        {{"items", "4"}}, facts)
+                  .applied);
+}

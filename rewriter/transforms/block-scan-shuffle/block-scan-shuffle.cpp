@@ -51,7 +51,7 @@ using cuda::stripIndexCasts;
 using cuda::varOf;
 
 // Names the rewrite introduces; a kernel that declares one outside the scan it replaces is refused.
-const char* const kNames[] = {"kl_v", "kl_o", "kl_t", "kl_w", "kl_warp", "kl_off"};
+const char* const kNames[] = {"kl_v", "kl_o", "kl_t", "kl_w", "kl_warp", "kl_off", "kl_items", "kl_j", "kl_x"};
 const char* const kScanArray = "kl_scan";  // the inverse's array, removed again by forward
 
 bool fail(std::string& why, const std::string& w) {
@@ -535,6 +535,61 @@ std::string shuffleText(const std::string& T, const std::string& value, const st
   return s;
 }
 
+// With `items` > 1 (param): each thread scans `items` consecutive elements in registers, the block
+// scans the threads' totals with the same shuffles, and each thread adds the exclusive prefix of
+// the threads before it (computed as such, not as an inclusive sum minus the own total). `values`
+// is the value expression for element kl_j of the thread (tid replaced by `(items * tid + kl_j)`).
+std::string itemsText(const std::string& T, const std::string& values, const std::string& tid, long long items,
+                      const std::string& in) {
+  const std::string n = std::to_string(items);
+  std::string s;
+  s += T + " kl_items[" + n + "];  // " + n + " consecutive elements a thread, scanned in registers, then across the block\n";
+  s += in + "#pragma unroll\n";
+  s += in + "for (int kl_j = 0; kl_j < " + n + "; ++kl_j) kl_items[kl_j] = " + values + ";\n";
+  s += in + "#pragma unroll\n";
+  s += in + "for (int kl_j = 1; kl_j < " + n + "; ++kl_j) kl_items[kl_j] += kl_items[kl_j - 1];\n";
+  s += in + "{\n";
+  s += in + "    " + T + " kl_v = kl_items[" + std::to_string(items - 1) + "];\n";
+  s += in + "    for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
+  s += in + "        " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_v, kl_o);\n";
+  s += in + "        if ((" + tid + " & 31) >= kl_o) kl_v += kl_t;\n";
+  s += in + "    }\n";
+  s += in + "    " + T + " kl_x = __shfl_up_sync(0xffffffffu, kl_v, 1);  // the totals of the warp's threads before this one\n";
+  s += in + "    if ((" + tid + " & 31) == 0) kl_x = (" + T + ")0;\n";
+  s += in + "    __shared__ " + T + " kl_warp[32];\n";
+  s += in + "    if ((" + tid + " & 31) == 31) kl_warp[" + tid + " >> 5] = kl_v;\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    if (" + tid + " < 32) {\n";
+  s += in + "        " + T + " kl_w = " + tid + " < (blockDim.x >> 5) ? kl_warp[" + tid + "] : (" + T + ")0;\n";
+  s += in + "        for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
+  s += in + "            " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_w, kl_o);\n";
+  s += in + "            if (" + tid + " >= kl_o) kl_w += kl_t;\n";
+  s += in + "        }\n";
+  s += in + "        kl_warp[" + tid + "] = kl_w;\n";
+  s += in + "    }\n";
+  s += in + "    __syncthreads();\n";
+  s += in + "    if (" + tid + " >= 32) kl_x += kl_warp[(" + tid + " >> 5) - 1];\n";
+  s += in + "    if (" + tid + " > 0) {\n";
+  s += in + "        #pragma unroll\n";
+  s += in + "        for (int kl_j = 0; kl_j < " + n + "; ++kl_j) kl_items[kl_j] += kl_x;\n";
+  s += in + "    }\n";
+  s += in + "}";
+  return s;
+}
+
+// Thread-index reads of the kernel (tid's local, threadIdx, blockDim) for the items form.
+struct ThreadRefs : clang::RecursiveASTVisitor<ThreadRefs> {
+  const clang::VarDecl* tid = nullptr;
+  std::vector<const clang::Expr*> tids;  // tid's local, or threadIdx.x where tid is that
+  std::vector<const clang::DeclRefExpr*> thread_idx, block_dim;
+  bool VisitDeclRefExpr(clang::DeclRefExpr* d) {
+    if (tid && d->getDecl() == tid) tids.push_back(d);
+    if (d->getDecl()->getName() == "threadIdx") thread_idx.push_back(d);
+    if (d->getDecl()->getName() == "blockDim") block_dim.push_back(d);
+    return true;
+  }
+};
+
 // What the inverse writes: the single-buffer Hillis-Steele scan.
 std::string scanText(const std::string& T, const std::string& value, const std::string& tid, long long block,
                      const std::string& in) {
@@ -633,6 +688,8 @@ class BlockScanShuffle : public Transform {
       if (ds && ds->isSingleDecl() && ds->getSingleDecl() == s.sh && src.inFile(b)) edit_from = src.off(b);
     }
     const std::string in = src.indentOf(from);
+    const long long items = intParam(req.params, "items", 1);
+    if (items > 1) return forwardItems(req, src, body, m, s, after.reads, edit_from, to, items);
     const std::string text = shuffleText(elementType(ctx, s.sh), s.value_text, s.tid, in);
     if (req.rewriter.ReplaceText(src.at(edit_from), to - edit_from, text)) return TransformResult::no("the rewriter refused the edit");
     for (const auto* a : after.reads) {
@@ -640,6 +697,119 @@ class BlockScanShuffle : public Transform {
       if (req.rewriter.ReplaceText(src.at(b), e - b, "kl_v")) return TransformResult::no("the rewriter refused the edit");
     }
     return TransformResult::yes("the Hillis-Steele scan over " + s.sh->getNameAsString() + " became warp shuffles");
+  }
+
+  // items > 1: the value read for `items` consecutive elements a thread (block.x / items). The
+  // thread index may appear only in the value stored before the scan and in the statements after
+  // it (each runs once per element: tid there means the element), the kernel may not read blockDim
+  // (its value changes) nor threadIdx other than as tid.
+  TransformResult forwardItems(TransformRequest& req, const SourceBuffer& src, const clang::CompoundStmt* body,
+                               const ScanMatcher& m, const Scan& s, const std::vector<const clang::ArraySubscriptExpr*>& reads,
+                               unsigned edit_from, unsigned to, long long items) const {
+    auto& ctx = req.ctx;
+    const auto shape = req.facts.shape();
+    if (items > 32 || shape->x % (32 * items) != 0)
+      return TransformResult::no("the block's " + std::to_string(shape->x) + " threads are not a multiple of 32 x " +
+                                 std::to_string(items) + " (items a thread)");
+    if (llvm::isa<clang::IfStmt>(body->body_begin()[s.load]))
+      return TransformResult::no("the value stored before the scan is an if/else, not one expression (items a thread)");
+    ThreadRefs refs;
+    refs.tid = m.tidVar();
+    refs.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    if (!refs.block_dim.empty())
+      return TransformResult::no("the kernel reads blockDim, which " + std::to_string(items) + " items a thread would change");
+    auto within = [&](const clang::Stmt* x, unsigned a, unsigned b) {
+      return src.inFile(x) && src.off(x->getBeginLoc()) >= a && src.off(x->getBeginLoc()) < b;
+    };
+    const unsigned v0 = src.off(s.value->getBeginLoc()), v1 = src.tokEnd(s.value->getEndLoc());
+    const unsigned after0 = src.stmtEnd(body->body_begin()[s.loop_at]);
+    // Each thread-index read: tid's own declaration, the value, the scan replaced, or after it.
+    std::vector<const clang::Expr*> tid_reads;  // the ones that become `(items * tid + kl_j)`
+    const clang::Stmt* tid_decl = nullptr;
+    if (refs.tid) {
+      for (size_t j = 0; j < body->size(); ++j)
+        if (auto* ds = llvm::dyn_cast<clang::DeclStmt>(body->body_begin()[j]))
+          for (const clang::Decl* d : ds->decls())
+            if (d == refs.tid) tid_decl = ds;
+      for (const auto* r : refs.thread_idx)
+        if (!tid_decl || !within(r, src.off(tid_decl->getBeginLoc()), src.stmtEnd(tid_decl)))
+          return TransformResult::no("the kernel reads threadIdx other than through " + refs.tid->getNameAsString());
+    }
+    std::vector<const clang::Expr*> all;
+    if (refs.tid) all.assign(refs.tids.begin(), refs.tids.end());
+    else
+      for (const auto* r : refs.thread_idx) {
+        const clang::Stmt* p = parentStmtOf(ctx, *r);
+        while (p && llvm::isa<clang::ImplicitCastExpr, clang::ParenExpr>(p)) p = parentStmtOf(ctx, *p);
+        auto* me = llvm::dyn_cast_or_null<clang::MemberExpr>(p);
+        if (!me || me->getMemberDecl()->getName() != "x") return TransformResult::no("the kernel reads threadIdx other than .x");
+        all.push_back(me);
+      }
+    const unsigned scan0 = src.off(body->body_begin()[s.load]->getBeginLoc());
+    for (const clang::Expr* r : all) {
+      if (!src.inFile(r)) return TransformResult::no("the thread index is read through a macro");
+      const unsigned o = src.off(r->getBeginLoc());
+      if (o >= v0 && o < v1) {
+        tid_reads.push_back(r);
+        continue;
+      }
+      if (o >= scan0 && o < after0) continue;  // replaced with the scan
+      bool in_read = false;
+      for (const auto* a : reads) in_read |= within(r, src.off(a->getBeginLoc()), src.tokEnd(a->getEndLoc()));
+      if (in_read) continue;
+      if (o >= after0) {
+        tid_reads.push_back(r);
+        continue;
+      }
+      return TransformResult::no("the thread index is used before the scan's value (items a thread change what it counts)");
+    }
+    auto substituted = [&](unsigned a, unsigned b) {
+      std::vector<std::pair<unsigned, std::pair<unsigned, std::string>>> ed;
+      for (const clang::Expr* r : tid_reads) {
+        const unsigned o = src.off(r->getBeginLoc());
+        if (o >= a && o < b)
+          ed.push_back({o, {src.tokEnd(r->getEndLoc()), "(" + std::to_string(items) + " * " + s.tid + " + kl_j)"}});
+      }
+      for (const auto* x : reads) {
+        const unsigned o = src.off(x->getBeginLoc());
+        if (o >= a && o < b) ed.push_back({o, {src.tokEnd(x->getEndLoc()), "kl_items[kl_j]"}});
+      }
+      std::sort(ed.begin(), ed.end());
+      std::string out;
+      unsigned p = a;
+      for (const auto& [o, e] : ed) {
+        out += src.slice(p, o) + e.second;
+        p = e.first;
+      }
+      return out + src.slice(p, b);
+    };
+    const std::string in = src.indentOf(src.off(body->body_begin()[s.load]->getBeginLoc()));
+    // The statements after the scan that read the result or the thread index run once per element.
+    std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> wraps;
+    for (size_t j = s.loop_at + 1; j < body->size(); ++j) {
+      const clang::Stmt* st = body->body_begin()[j];
+      const unsigned a = src.off(st->getBeginLoc()), b = src.stmtEnd(st);
+      bool uses = false;
+      for (const clang::Expr* r : tid_reads) uses |= within(r, a, b);
+      for (const auto* x : reads) uses |= within(x, a, b);
+      if (!uses) continue;
+      if (llvm::isa<clang::DeclStmt>(st) || !src.inFile(st))
+        return TransformResult::no("a declaration after the scan reads its result or the thread index (items a thread)");
+      const std::string sin = src.indentOf(a);
+      wraps.push_back({{a, b}, "#pragma unroll\n" + sin + "for (int kl_j = 0; kl_j < " + std::to_string(items) +
+                                   "; ++kl_j) {\n" + sin + "    " + substituted(a, b) + "\n" + sin + "}"});
+    }
+    const std::string text = itemsText(elementType(ctx, s.sh), substituted(v0, v1), s.tid, items, in);
+    if (req.rewriter.ReplaceText(src.at(edit_from), to - edit_from, text)) return TransformResult::no("the rewriter refused the edit");
+    for (const auto& [span, t] : wraps)
+      if (req.rewriter.ReplaceText(src.at(span.first), span.second - span.first, t))
+        return TransformResult::no("the rewriter refused the edit");
+    GeometryChange g;
+    g.block_x = shape->x / items;
+    return TransformResult::yes("the Hillis-Steele scan over " + s.sh->getNameAsString() + " became " + std::to_string(items) +
+                                    " elements a thread in registers and warp shuffles (block.x " + std::to_string(shape->x) +
+                                    " -> " + std::to_string(shape->x / items) + ")",
+                                g);
   }
 
   TransformResult inverse(TransformRequest& req) const override {
