@@ -257,3 +257,55 @@ TEST_CASE("transfer reach: scan_segments_hs takes block-scan-shuffle with 4 item
                         {{"items", "4"}}, facts)
                   .applied);
 }
+
+// A debugging aid, not a check: KLINEAGE_CHAIN="<kernel>:<transform>[=k=v;k=v],<transform>..."
+// applies that chain to the transfer kernel's normal form (the block from kKernels) and prints each
+// step's reason; KLINEAGE_REACH_DUMP=<dir> also writes the last text. Without it the case does nothing.
+TEST_CASE("transfer reach: a chain named in KLINEAGE_CHAIN, printed", "[reach]") {
+  const char* chain = std::getenv("KLINEAGE_CHAIN");
+  if (!chain) return;
+  std::string spec = chain;
+  const std::string name = spec.substr(0, spec.find(':'));
+  const Kernel* k = nullptr;
+  for (const Kernel& x : kKernels)
+    if (name == x.name) k = &x;
+  REQUIRE(k != nullptr);
+  const std::string file = kTransfer + "/" + k->file;
+  const std::string unit = *k->unit ? kTransfer + "/" + k->unit : file;
+  Overlay overlay{{unit, readFile(unit)}};
+  if (file != unit) overlay[file] = readFile(file);
+  ArgsByFile args{{unit, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{unit, args.at(unit)}}, overlay);
+  const KernelInfo* info = m.find(k->name);
+  REQUIRE(info != nullptr);
+  CanonicalForm c = canonicalize(overlay, args, file, k->name, *info, file != unit ? unit : "");
+  TransformFacts facts;
+  facts.block = Dim3{k->bx, k->by, 1};
+  facts.block_size = k->bx * k->by;
+  Overlay cur = c.overlay;
+  std::string rest = spec.substr(spec.find(':') + 1);
+  while (!rest.empty()) {
+    std::string step = rest.substr(0, rest.find(','));
+    rest = rest.find(',') == std::string::npos ? "" : rest.substr(rest.find(',') + 1);
+    TransformParams params;
+    std::string id = step.substr(0, step.find('='));
+    if (step.find('=') != std::string::npos) {
+      std::string kv = step.substr(step.find('=') + 1);
+      while (!kv.empty()) {
+        std::string one = kv.substr(0, kv.find(';'));
+        kv = kv.find(';') == std::string::npos ? "" : kv.substr(kv.find(';') + 1);
+        params[one.substr(0, one.find('='))] = one.substr(one.find('=') + 1);
+      }
+    }
+    const Transform* t = findTransform(id);
+    REQUIRE(t != nullptr);
+    StepResult s = applyStep(cur, args, file, k->name, *t, Direction::Forward, params, facts, file != unit ? unit : "");
+    std::cout << id << ": " << (s.applied ? "applied: " : "refused: ") << s.reason << "\n";
+    if (!s.applied) break;
+    cur = s.overlay;
+    if (s.geometry.block_x) facts.block->x = *s.geometry.block_x, facts.block_size = facts.block->x * facts.block->y;
+    if (s.geometry.block_y) facts.block->y = *s.geometry.block_y, facts.block_size = facts.block->x * facts.block->y;
+  }
+  if (const char* dump = std::getenv("KLINEAGE_REACH_DUMP"))
+    atomicWrite(std::string(dump) + "/" + k->name + ".chain.cu", cur.at(file));
+}
