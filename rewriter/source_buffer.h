@@ -33,6 +33,31 @@ struct EditedFileScope {
   EditedFileScope& operator=(const EditedFileScope&) = delete;
 };
 
+// Adds `pad` to every non-empty line of `s` (a block of text moved one level deeper).
+inline std::string indentLines(const std::string& s, const std::string& pad) {
+  std::string out;
+  bool line_start = true;
+  for (char c : s) {
+    if (line_start && c != '\n') out += pad;
+    out += c;
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+// Removes up to n leading blanks from every line (indentLines' inverse for a pad of n blanks).
+inline std::string dedentLines(const std::string& s, size_t n) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t k = 0;
+    while (k < n && i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i, ++k;
+    while (i < s.size() && s[i] != '\n') out += s[i++];
+    if (i < s.size()) out += s[i++];
+  }
+  return out;
+}
+
 struct SourceBuffer {
   const clang::ASTContext& ctx;
   const clang::SourceManager& sm;

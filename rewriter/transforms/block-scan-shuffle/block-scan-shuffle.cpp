@@ -509,15 +509,19 @@ struct AfterUses : clang::RecursiveASTVisitor<AfterUses> {
 std::string elementType(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::arrayElementType(ctx, sh); }
 bool shuffleable(clang::ASTContext& ctx, const clang::VarDecl* sh) { return cuda::shufflesArrayElement(ctx, sh); }
 
-// What forward writes in place of the store, the barrier and the loop.
-std::string shuffleText(const std::string& T, const std::string& value, const std::string& tid, const std::string& in) {
+// The pieces both forms write, one indentation step inside their block: each warp's inclusive scan
+// of kl_v in registers; the warps' totals through kl_warp[32], scanned by warp 0.
+std::string laneScanText(const std::string& T, const std::string& tid, const std::string& in) {
   std::string s;
-  s += T + " kl_v = " + value + ";  // the block's inclusive scan: warp shuffles, then one shared slot per warp\n";
-  s += in + "{\n";
   s += in + "    for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
   s += in + "        " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_v, kl_o);\n";
   s += in + "        if ((" + tid + " & 31) >= kl_o) kl_v += kl_t;\n";
   s += in + "    }\n";
+  return s;
+}
+
+std::string warpTotalsText(const std::string& T, const std::string& tid, const std::string& in) {
+  std::string s;
   s += in + "    __shared__ " + T + " kl_warp[32];\n";
   s += in + "    if ((" + tid + " & 31) == 31) kl_warp[" + tid + " >> 5] = kl_v;\n";
   s += in + "    __syncthreads();\n";
@@ -530,6 +534,16 @@ std::string shuffleText(const std::string& T, const std::string& value, const st
   s += in + "        kl_warp[" + tid + "] = kl_w;\n";
   s += in + "    }\n";
   s += in + "    __syncthreads();\n";
+  return s;
+}
+
+// What forward writes in place of the store, the barrier and the loop.
+std::string shuffleText(const std::string& T, const std::string& value, const std::string& tid, const std::string& in) {
+  std::string s;
+  s += T + " kl_v = " + value + ";  // the block's inclusive scan: warp shuffles, then one shared slot per warp\n";
+  s += in + "{\n";
+  s += laneScanText(T, tid, in);
+  s += warpTotalsText(T, tid, in);
   s += in + "    if (" + tid + " >= 32) kl_v += kl_warp[(" + tid + " >> 5) - 1];\n";
   s += in + "}";
   return s;
@@ -550,24 +564,10 @@ std::string itemsText(const std::string& T, const std::string& values, const std
   s += in + "for (int kl_j = 1; kl_j < " + n + "; ++kl_j) kl_items[kl_j] += kl_items[kl_j - 1];\n";
   s += in + "{\n";
   s += in + "    " + T + " kl_v = kl_items[" + std::to_string(items - 1) + "];\n";
-  s += in + "    for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
-  s += in + "        " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_v, kl_o);\n";
-  s += in + "        if ((" + tid + " & 31) >= kl_o) kl_v += kl_t;\n";
-  s += in + "    }\n";
+  s += laneScanText(T, tid, in);
   s += in + "    " + T + " kl_x = __shfl_up_sync(0xffffffffu, kl_v, 1);  // the totals of the warp's threads before this one\n";
   s += in + "    if ((" + tid + " & 31) == 0) kl_x = (" + T + ")0;\n";
-  s += in + "    __shared__ " + T + " kl_warp[32];\n";
-  s += in + "    if ((" + tid + " & 31) == 31) kl_warp[" + tid + " >> 5] = kl_v;\n";
-  s += in + "    __syncthreads();\n";
-  s += in + "    if (" + tid + " < 32) {\n";
-  s += in + "        " + T + " kl_w = " + tid + " < (blockDim.x >> 5) ? kl_warp[" + tid + "] : (" + T + ")0;\n";
-  s += in + "        for (int kl_o = 1; kl_o < 32; kl_o <<= 1) {\n";
-  s += in + "            " + T + " kl_t = __shfl_up_sync(0xffffffffu, kl_w, kl_o);\n";
-  s += in + "            if (" + tid + " >= kl_o) kl_w += kl_t;\n";
-  s += in + "        }\n";
-  s += in + "        kl_warp[" + tid + "] = kl_w;\n";
-  s += in + "    }\n";
-  s += in + "    __syncthreads();\n";
+  s += warpTotalsText(T, tid, in);
   s += in + "    if (" + tid + " >= 32) kl_x += kl_warp[(" + tid + " >> 5) - 1];\n";
   s += in + "    if (" + tid + " > 0) {\n";
   s += in + "        #pragma unroll\n";

@@ -252,30 +252,6 @@ std::string checkPrologue(clang::ASTContext& ctx, const std::vector<const clang:
   return "";
 }
 
-// Removes up to n leading blanks from every line.
-std::string dedentLines(const std::string& s, size_t n) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t k = 0;
-    while (k < n && i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i, ++k;
-    while (i < s.size() && s[i] != '\n') out += s[i++];
-    if (i < s.size()) out += s[i++];
-  }
-  return out;
-}
-
-std::string indentLines(const std::string& s, const std::string& pad) {
-  std::string out;
-  bool line_start = true;
-  for (char c : s) {
-    if (line_start && c != '\n') out += pad;
-    out += c;
-    line_start = c == '\n';
-  }
-  return out;
-}
-
 // `(Y) * R + r` (either order of either operator): Y, else null.
 const clang::Expr* coarseRowBase(clang::ASTContext& ctx, const clang::Expr* init, long long rows,
                                  const clang::VarDecl* counter) {

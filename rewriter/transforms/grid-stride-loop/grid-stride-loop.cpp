@@ -35,18 +35,6 @@ namespace {
 // Offsets into the main file's buffer (all edits here are computed on the text as written).
 using Src = SourceBuffer;
 
-// Adds `pad` to every non-empty line of `s`.
-std::string indentLines(const std::string& s, const std::string& pad) {
-  std::string out;
-  bool line_start = true;
-  for (char c : s) {
-    if (line_start && c != '\n') out += pad;
-    out += c;
-    line_start = c == '\n';
-  }
-  return out;
-}
-
 bool refersTo(const clang::Expr* e, const clang::ValueDecl* d) { return e && referencedDecl(e) == d; }
 
 // Why the statements of a guarded region cannot become a loop body ("" when they can).

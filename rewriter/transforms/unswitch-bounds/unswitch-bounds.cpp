@@ -336,29 +336,6 @@ std::optional<Region> regionFor(clang::ASTContext& ctx, const Src& src, const cl
   return r;
 }
 
-std::string indentLines(const std::string& s, const std::string& pad) {
-  std::string out;
-  bool line_start = true;
-  for (char c : s) {
-    if (line_start && c != '\n') out += pad;
-    out += c;
-    line_start = c == '\n';
-  }
-  return out;
-}
-
-std::string dedentLines(const std::string& s, size_t n) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t k = 0;
-    while (k < n && i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i, ++k;
-    while (i < s.size() && s[i] != '\n') out += s[i++];
-    if (i < s.size()) out += s[i++];
-  }
-  return out;
-}
-
 struct Plan {
   Region region;
   std::vector<std::string> conds;
