@@ -439,13 +439,14 @@ class VectorizeAccess : public Transform {
       if (cond && cond->getOpcode() == clang::BO_LT && refersTo(cond->getLHS(), vd)) bound = cond->getRHS();
       if (cond && cond->getOpcode() == clang::BO_GT && refersTo(cond->getRHS(), vd)) bound = cond->getLHS();
       if (!bound) return TransformResult::no("the loop condition is not `" + vd->getNameAsString() + " < n`");
-      return vectorize(req, src, fs, vd, bound);
+      return vectorize(req, src, fs, vd, bound, divisor);
     }
     return TransformResult::no(last_why);
   }
 
+  // divisor: forward's validated grid_divisor (1, 2 or 4).
   TransformResult vectorize(TransformRequest& req, const Src& src, const clang::ForStmt* fs, const clang::VarDecl* vd,
-                            const clang::Expr* bound) const {
+                            const clang::Expr* bound, long long divisor) const {
     auto& ctx = req.ctx;
     std::string name = vd->getNameAsString();
     if (!src.inFile(fs) || !src.inFile(fs->getBody()) || !src.inFile(bound) || !src.inFile(vd->getInit()))
@@ -673,7 +674,6 @@ class VectorizeAccess : public Transform {
     // grid.x / 4 gives a grid that covered n one element a thread one vector a thread; a launcher
     // that capped its grid (a grid-stride kernel sized to the GPU) keeps it with grid_divisor 1
     // (checked in forward).
-    const long long divisor = intParam(req.params, "grid_divisor", 4);
     GeometryChange g;
     g.grid_x_divisor = static_cast<unsigned>(divisor);
     std::string arrays;
