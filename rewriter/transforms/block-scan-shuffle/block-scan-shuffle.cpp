@@ -36,6 +36,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/literals.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
@@ -56,13 +57,6 @@ const char* const kScanArray = "kl_scan";  // the inverse's array, removed again
 
 bool fail(std::string& why, const std::string& w) {
   if (why.empty()) why = w;
-  return false;
-}
-
-bool isZero(const clang::Expr* e) {
-  e = e->IgnoreParenCasts();
-  if (auto* i = llvm::dyn_cast<clang::IntegerLiteral>(e)) return i->getValue() == 0;
-  if (auto* f = llvm::dyn_cast<clang::FloatingLiteral>(e)) return f->getValue().isZero();
   return false;
 }
 
@@ -334,7 +328,7 @@ class StepRun {
 
   Sum eval(const clang::Expr* e) {
     e = e->IgnoreParenCasts();
-    if (isZero(e)) return {0, 0};
+    if (isZeroLiteral(e)) return {0, 0};
     if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
       const clang::VarDecl* sh = s_.sh;
       auto ix = m_.access(e, sh, s_.off);

@@ -33,6 +33,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/literals.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/source_buffer.h"
 #include "rewriter/transform.h"
@@ -47,13 +48,6 @@ using cuda::stripIndexCasts;
 using cuda::varOf;
 
 const char* const kNames[] = {"kl_part", "kl_s", "kl_r"};
-
-bool isZero(const clang::Expr* e) {
-  e = e->IgnoreParenCasts();
-  if (auto* i = llvm::dyn_cast<clang::IntegerLiteral>(e)) return i->getValue() == 0;
-  if (auto* f = llvm::dyn_cast<clang::FloatingLiteral>(e)) return f->getValue().isZero();
-  return false;
-}
 
 std::vector<const clang::Stmt*> stmtsOf(const clang::Stmt* s) {
   if (auto* cs = llvm::dyn_cast<clang::CompoundStmt>(s)) return {cs->body_begin(), cs->body_end()};
@@ -194,7 +188,7 @@ std::optional<std::string> match(clang::ASTContext& ctx, const clang::CompoundSt
     if (term->HasSideEffects(ctx, false) || usesDecl(term, lhs)) return "the accumulated term has side effects or reads the sum";
   }
   if (!s.sum) return "the loop accumulates nothing";
-  if (!s.sum->getInit() || !isZero(s.sum->getInit())) return "the sum " + s.sum->getNameAsString() + " does not start at zero";
+  if (!s.sum->getInit() || !isZeroLiteral(s.sum->getInit())) return "the sum " + s.sum->getNameAsString() + " does not start at zero";
   if (!s.sum->getType()->isArithmeticType()) return "the sum is not a number";
   for (const clang::Stmt* st : stmtsOf(s.loop->getBody()))
     for (const Walk& w : s.walks)

@@ -59,6 +59,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/literals.h"
 #include "rewriter/features/cuda_matchers.h"
 #include "rewriter/features/intrinsics.h"
 #include "rewriter/source_buffer.h"
@@ -474,13 +475,6 @@ bool pureInit(const clang::Expr* e, const clang::ValueDecl* row, const clang::Va
   v.c = c;
   v.TraverseStmt(const_cast<clang::Expr*>(e));
   return v.ok;
-}
-
-bool isZeroLiteral(const clang::Expr* e) {
-  e = e->IgnoreParenImpCasts();
-  if (auto* i = llvm::dyn_cast<clang::IntegerLiteral>(e)) return i->getValue() == 0;
-  if (auto* f = llvm::dyn_cast<clang::FloatingLiteral>(e)) return f->getValue().isPosZero();
-  return false;
 }
 
 bool usesKlNames(const clang::FunctionDecl* kernel) {

@@ -36,6 +36,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "rewriter/ast_util.h"
+#include "rewriter/literals.h"
 #include "rewriter/element_guard.h"
 #include "rewriter/loop_depth.h"
 #include "rewriter/features/cuda_matchers.h"
@@ -49,13 +50,6 @@ namespace {
 using Src = SourceBuffer;
 
 const char* kButterfly = "for (int kl_offset = 16; kl_offset > 0; kl_offset /= 2) ";
-
-bool isZeroLiteral(const clang::Expr* e) {
-  e = e->IgnoreParenImpCasts();
-  if (auto* il = llvm::dyn_cast<clang::IntegerLiteral>(e)) return il->getValue() == 0;
-  if (auto* fl = llvm::dyn_cast<clang::FloatingLiteral>(e)) return fl->getValue().isZero();
-  return false;
-}
 
 // The base variable a store or load goes through: x in x[c], *x, x->f (null when not a variable).
 const clang::ValueDecl* baseOf(const clang::Expr* e) {
