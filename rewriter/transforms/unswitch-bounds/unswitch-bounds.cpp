@@ -96,7 +96,16 @@ struct Region {
     unsigned o = src.off(d->getBeginLoc());
     return o >= r0 && o < r1;
   }
+  // v is only read by the region's statements (never assigned, incremented or taken the address of).
+  bool onlyReadIn(clang::ASTContext& ctx, const clang::VarDecl* v) const {
+    for (size_t i = first; i < block->size(); ++i)
+      if (!onlyReads(ctx, block->body_begin()[i], v)) return false;
+    return true;
+  }
 };
+
+// One text edit of the fast copy: [from, to) of the file and its replacement.
+using Edit = std::pair<std::pair<unsigned, unsigned>, std::string>;
 
 class Analysis {
  public:
@@ -127,10 +136,7 @@ class Analysis {
       const auto* v = llvm::dyn_cast<clang::VarDecl>(d);
       if (!v || v->getType()->isReferenceType() || v->getType().isVolatileQualified()) return false;
       if (v->hasGlobalStorage()) return v->getType().isConstQualified();
-      if (reg_.contains(src_, v)) return false;
-      for (size_t i = reg_.first; i < reg_.block->size(); ++i)
-        if (!onlyReads(ctx_, reg_.block->body_begin()[i], v)) return false;
-      return true;
+      return !reg_.contains(src_, v) && reg_.onlyReadIn(ctx_, v);
     }
     return false;
   }
@@ -173,11 +179,8 @@ class Analysis {
           return true;
         }
       const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
-      if (v && reg_.contains(src_, v) && v->getInit() && !v->getType()->isReferenceType() && isSignedInt(v->getType())) {
-        for (size_t i = reg_.first; i < reg_.block->size(); ++i)
-          if (!onlyReads(ctx_, reg_.block->body_begin()[i], v)) return false;
-        return linear(v->getInit(), sign, out, loops, depth + 1);
-      }
+      if (v && reg_.contains(src_, v) && v->getInit() && !v->getType()->isReferenceType() && isSignedInt(v->getType()))
+        return reg_.onlyReadIn(ctx_, v) && linear(v->getInit(), sign, out, loops, depth + 1);
     }
     return false;
   }
@@ -339,15 +342,12 @@ std::optional<Region> regionFor(clang::ASTContext& ctx, const Src& src, const cl
 struct Plan {
   Region region;
   std::vector<std::string> conds;
-  std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> edits;  // file offsets, replacement
-  std::string fast_text, text;  // the region's whole lines, with and without the guards
-  unsigned l0 = 0, l1 = 0;      // those lines in the file
+  std::vector<Edit> edits;
   std::string why;
 };
 
 // The fast copy of [l0, l1): each proved guard dropped.
-std::string applyEdits(const Src& src, unsigned l0, unsigned l1,
-                       std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> edits) {
+std::string applyEdits(const Src& src, unsigned l0, unsigned l1, std::vector<Edit> edits) {
   std::sort(edits.begin(), edits.end());
   std::string out;
   unsigned p = l0;
@@ -368,28 +368,27 @@ Plan plan(clang::ASTContext& ctx, const Src& src, const std::vector<Guard>& guar
     return pl;
   }
   // The region starts at the outermost loop or earlier in its block: a statement before the loop
-  // may declare what a guard needs (then its initializer stands for it).
+  // may declare what a guard needs (then its initializer stands for it). Every region holds the
+  // statements after the loop, and moving its start earlier only adds statements: the first barrier
+  // or macro met ends the search (and is the reason).
   const clang::CompoundStmt* block = reg->block;
+  auto stopper = [&](const clang::Stmt* st) -> std::string {
+    if (collective(st)) return "the statements hold a barrier, a warp-collective or a jump the two paths may not diverge over";
+    if (!src.inFile(st)) return "the statements are written through a macro";
+    return "";
+  };
+  std::string stop;
+  for (size_t i = reg->first + 1; i < block->size() && stop.empty(); ++i) stop = stopper(block->body_begin()[i]);
   Plan best;
-  for (size_t start = reg->first + 1; start-- > 0;) {
+  for (size_t start = reg->first + 1; stop.empty() && start-- > 0;) {
+    const clang::Stmt* st = block->body_begin()[start];
+    if (!(stop = stopper(st)).empty()) break;
     Region r = *reg;
     r.first = start;
-    r.r0 = src.off(block->body_begin()[start]->getBeginLoc());
-    bool blocked = false;
-    for (size_t i = start; i < block->size(); ++i) blocked = blocked || collective(block->body_begin()[i]);
-    if (blocked) {
-      pl.why = "the statements hold a barrier, a warp-collective or a jump the two paths may not diverge over";
-      continue;
-    }
-    bool in_file = true;
-    for (size_t i = start; i < block->size(); ++i) in_file = in_file && src.inFile(block->body_begin()[i]);
-    if (!in_file) {
-      pl.why = "the statements are written through a macro";
-      continue;
-    }
+    r.r0 = src.off(st->getBeginLoc());
     Analysis an(ctx, src, r);
     std::vector<std::string> conds;
-    std::vector<std::pair<std::pair<unsigned, unsigned>, std::string>> edits;
+    std::vector<Edit> edits;
     for (const Guard& g : guards) {
       unsigned o = src.off(g.node->getBeginLoc());
       if (o < r.r0 || o >= r.r1 || g.loops.empty() || !src.inFile(g.node)) continue;
@@ -415,11 +414,7 @@ Plan plan(clang::ASTContext& ctx, const Src& src, const std::vector<Guard>& guar
       for (auto& s : c)
         if (std::find(conds.begin(), conds.end(), s) == conds.end()) conds.push_back(s);
     }
-    if (conds.empty()) {
-      if (pl.why.empty())
-        pl.why = "no bounds guard on a tap `base + k` of a counted loop could be proved from the loop's range";
-      continue;
-    }
+    if (conds.empty()) continue;
     // The most guards dropped wins; the latest start among those (the condition then reads the
     // user's own locals, declared before the loop, rather than their initializers).
     if (edits.size() > best.edits.size()) {
@@ -428,7 +423,8 @@ Plan plan(clang::ASTContext& ctx, const Src& src, const std::vector<Guard>& guar
       best.edits = edits;
     }
   }
-  if (best.conds.empty()) best.why = pl.why;
+  if (best.conds.empty())
+    best.why = !stop.empty() ? stop : "no bounds guard on a tap `base + k` of a counted loop could be proved from the loop's range";
   return best;
 }
 
