@@ -110,28 +110,54 @@ bool someSkillFits(const std::string& transform, const KernelInfo& info) {
   return false;
 }
 
-Reach reachOf(const Kernel& k) {
-  const std::string file = kTransfer + "/" + k.file;
-  const std::string unit = *k.unit ? kTransfer + "/" + k.unit : file;
+// A transfer kernel in normal form, with what a step on it needs: its file, the target source that
+// compiles it (a header kernel's unit, else "") and the block its launcher uses.
+struct NormalForm {
+  std::string file, unit;
+  ArgsByFile args;
+  CanonicalForm c;
+  TransformFacts facts;
+  StepResult step(const Overlay& from, const char* name, const std::string& id, const TransformParams& params) const {
+    const Transform* t = findTransform(id);
+    REQUIRE(t != nullptr);
+    return applyStep(from, args, file, name, *t, Direction::Forward, params, facts, unit);
+  }
+};
+
+const Kernel& kernelNamed(const std::string& name) {
+  for (const Kernel& k : kKernels)
+    if (name == k.name) return k;
+  FAIL("no transfer kernel " << name);
+  throw;
+}
+
+NormalForm normalFormOf(const Kernel& k) {
+  NormalForm n;
+  n.file = kTransfer + "/" + k.file;
+  const std::string unit = *k.unit ? kTransfer + "/" + k.unit : n.file;
+  n.unit = n.file != unit ? unit : "";
   Overlay overlay{{unit, readFile(unit)}};
-  if (file != unit) overlay[file] = readFile(file);
-  ArgsByFile args{{unit, test::testClangArgs(kTransfer + "/include")}};
-  Manifest m = extractManifest("t", {{unit, args.at(unit)}}, overlay);
+  if (n.file != unit) overlay[n.file] = readFile(n.file);
+  n.args = ArgsByFile{{unit, test::testClangArgs(kTransfer + "/include")}};
+  Manifest m = extractManifest("t", {{unit, n.args.at(unit)}}, overlay);
   const KernelInfo* info = m.find(k.name);
   REQUIRE(info != nullptr);
-  CanonicalForm c = canonicalize(overlay, args, file, k.name, *info, file != unit ? unit : "");
-  TransformFacts facts;
-  facts.block = Dim3{k.bx, k.by, 1};
-  facts.block_size = k.bx * k.by;
+  n.c = canonicalize(overlay, n.args, n.file, k.name, *info, n.unit);
+  n.facts.block = Dim3{k.bx, k.by, 1};
+  n.facts.block_size = k.bx * k.by;
+  return n;
+}
+
+Reach reachOf(const Kernel& k) {
+  const NormalForm n = normalFormOf(k);
+  const std::string& file = n.file;
+  const CanonicalForm& c = n.c;
   Reach r;
   std::set<std::string> tried;
   for (const auto& [family, ids] : kFamilyTransforms)
     for (const std::string& id : ids) {
       if (!tried.insert(id).second) continue;
-      const Transform* t = findTransform(id);
-      REQUIRE(t != nullptr);
-      StepResult s = applyStep(c.overlay, args, file, k.name, *t, Direction::Forward, {}, facts,
-                               file != unit ? unit : "");
+      StepResult s = n.step(c.overlay, k.name, id, {});
       if (s.applied) {
         r.applied.push_back(id);
         // KLINEAGE_REACH_DUMP=<dir>: each family variant's file, to read what the gate would see.
@@ -193,30 +219,19 @@ TEST_CASE("transfer reach: the family skills apply to >= 90% of the frozen suite
 // The planner stacks steps: the blur's interior fast path must survive coarsen-rows (either order),
 // since the two gain on different costs (guards and the run-time divisor; rows a warp reads).
 TEST_CASE("transfer reach: box_blur_kernel takes unswitch-bounds and coarsen-rows in either order", "[canonical][reach]") {
-  const std::string file = kTransfer + "/src/blur.cu";
-  Overlay overlay{{file, readFile(file)}};
-  ArgsByFile args{{file, test::testClangArgs(kTransfer + "/include")}};
-  Manifest m = extractManifest("t", {{file, args.at(file)}}, overlay);
-  const KernelInfo* info = m.find("box_blur_kernel");
-  REQUIRE(info != nullptr);
-  CanonicalForm c = canonicalize(overlay, args, file, "box_blur_kernel", *info);
-  TransformFacts facts;
-  facts.block = Dim3{16, 16, 1};
-  facts.block_size = 256;
+  const NormalForm n = normalFormOf(kernelNamed("box_blur_kernel"));
   const TransformParams wide{{"rows", "4"}, {"block_x", "64"}};
   for (bool unswitch_first : {true, false}) {
     INFO((unswitch_first ? "unswitch-bounds first" : "coarsen-rows first"));
-    const Transform* a = findTransform(unswitch_first ? "unswitch-bounds" : "coarsen-rows");
-    const Transform* b = findTransform(unswitch_first ? "coarsen-rows" : "unswitch-bounds");
-    StepResult s1 = applyStep(c.overlay, args, file, "box_blur_kernel", *a, Direction::Forward,
-                              unswitch_first ? TransformParams{} : wide, facts);
+    StepResult s1 = n.step(n.c.overlay, "box_blur_kernel", unswitch_first ? "unswitch-bounds" : "coarsen-rows",
+                           unswitch_first ? TransformParams{} : wide);
     INFO("first step: " << s1.reason);
     REQUIRE(s1.applied);
-    StepResult s2 = applyStep(s1.overlay, args, file, "box_blur_kernel", *b, Direction::Forward,
-                              unswitch_first ? wide : TransformParams{}, facts);
+    StepResult s2 = n.step(s1.overlay, "box_blur_kernel", unswitch_first ? "coarsen-rows" : "unswitch-bounds",
+                           unswitch_first ? wide : TransformParams{});
     INFO("second step: " << s2.reason);
     REQUIRE(s2.applied);
-    const std::string& text = s2.overlay.at(file);
+    const std::string& text = s2.overlay.at(n.file);
     CHECK(text.find("every tap inside the bounds") != std::string::npos);
     CHECK(text.find("kl_r") != std::string::npos);
     // Both paths keep the division the user wrote; only the fast one lost the tap guard.
@@ -229,33 +244,21 @@ TEST_CASE("transfer reach: box_blur_kernel takes unswitch-bounds and coarsen-row
 // The segment scan as users write it (one block of 1024 threads a segment, the length a parameter)
 // takes 4 elements a thread: block.x 1024 -> 256, every read of the thread index per element.
 TEST_CASE("transfer reach: scan_segments_hs takes block-scan-shuffle with 4 items a thread", "[canonical][reach]") {
-  const std::string file = kTransfer + "/src/scan.cu";
-  Overlay overlay{{file, readFile(file)}};
-  ArgsByFile args{{file, test::testClangArgs(kTransfer + "/include")}};
-  Manifest m = extractManifest("t", {{file, args.at(file)}}, overlay);
-  const KernelInfo* info = m.find("scan_segments_hs");
-  REQUIRE(info != nullptr);
-  CanonicalForm c = canonicalize(overlay, args, file, "scan_segments_hs", *info);
-  TransformFacts facts;
-  facts.block = Dim3{1024, 1, 1};
-  facts.block_size = 1024;
-  StepResult s = applyStep(c.overlay, args, file, "scan_segments_hs", *findTransform("block-scan-shuffle"), Direction::Forward,
-                           {{"items", "4"}}, facts);
+  NormalForm n = normalFormOf(kernelNamed("scan_segments_hs"));
+  StepResult s = n.step(n.c.overlay, "scan_segments_hs", "block-scan-shuffle", {{"items", "4"}});
   INFO(s.reason);
   REQUIRE(s.applied);
   REQUIRE(s.geometry.block_x.has_value());
   CHECK(*s.geometry.block_x == 256);
   if (const char* dump = std::getenv("KLINEAGE_REACH_DUMP"))
-    atomicWrite(std::string(dump) + "/scan_segments_hs.block-scan-shuffle-items.cu", s.overlay.at(file));
-  const std::string& text = s.overlay.at(file);
+    atomicWrite(std::string(dump) + "/scan_segments_hs.block-scan-shuffle-items.cu", s.overlay.at(n.file));
+  const std::string& text = s.overlay.at(n.file);
   CHECK(text.find("kl_items[kl_j] = in[(4 * thid + kl_j)]") != std::string::npos);
   CHECK(text.find("out[(4 * thid + kl_j)] = kl_items[kl_j]") != std::string::npos);
   // 1000 threads are not whole warps of 4 items: refused, not mis-scanned.
-  facts.block = Dim3{1000, 1, 1};
-  facts.block_size = 1000;
-  CHECK_FALSE(applyStep(c.overlay, args, file, "scan_segments_hs", *findTransform("block-scan-shuffle"), Direction::Forward,
-                        {{"items", "4"}}, facts)
-                  .applied);
+  n.facts.block = Dim3{1000, 1, 1};
+  n.facts.block_size = 1000;
+  CHECK_FALSE(n.step(n.c.overlay, "scan_segments_hs", "block-scan-shuffle", {{"items", "4"}}).applied);
 }
 
 // A debugging aid, not a check: KLINEAGE_CHAIN="<kernel>:<transform>[=k=v;k=v],<transform>..."
@@ -266,23 +269,9 @@ TEST_CASE("transfer reach: a chain named in KLINEAGE_CHAIN, printed", "[reach]")
   if (!chain) return;
   std::string spec = chain;
   const std::string name = spec.substr(0, spec.find(':'));
-  const Kernel* k = nullptr;
-  for (const Kernel& x : kKernels)
-    if (name == x.name) k = &x;
-  REQUIRE(k != nullptr);
-  const std::string file = kTransfer + "/" + k->file;
-  const std::string unit = *k->unit ? kTransfer + "/" + k->unit : file;
-  Overlay overlay{{unit, readFile(unit)}};
-  if (file != unit) overlay[file] = readFile(file);
-  ArgsByFile args{{unit, test::testClangArgs(kTransfer + "/include")}};
-  Manifest m = extractManifest("t", {{unit, args.at(unit)}}, overlay);
-  const KernelInfo* info = m.find(k->name);
-  REQUIRE(info != nullptr);
-  CanonicalForm c = canonicalize(overlay, args, file, k->name, *info, file != unit ? unit : "");
-  TransformFacts facts;
-  facts.block = Dim3{k->bx, k->by, 1};
-  facts.block_size = k->bx * k->by;
-  Overlay cur = c.overlay;
+  const Kernel& k = kernelNamed(name);
+  NormalForm n = normalFormOf(k);
+  Overlay cur = n.c.overlay;
   std::string rest = spec.substr(spec.find(':') + 1);
   while (!rest.empty()) {
     std::string step = rest.substr(0, rest.find(','));
@@ -297,15 +286,14 @@ TEST_CASE("transfer reach: a chain named in KLINEAGE_CHAIN, printed", "[reach]")
         params[one.substr(0, one.find('='))] = one.substr(one.find('=') + 1);
       }
     }
-    const Transform* t = findTransform(id);
-    REQUIRE(t != nullptr);
-    StepResult s = applyStep(cur, args, file, k->name, *t, Direction::Forward, params, facts, file != unit ? unit : "");
+    StepResult s = n.step(cur, k.name, id, params);
     std::cout << id << ": " << (s.applied ? "applied: " : "refused: ") << s.reason << "\n";
     if (!s.applied) break;
     cur = s.overlay;
-    if (s.geometry.block_x) facts.block->x = *s.geometry.block_x, facts.block_size = facts.block->x * facts.block->y;
-    if (s.geometry.block_y) facts.block->y = *s.geometry.block_y, facts.block_size = facts.block->x * facts.block->y;
+    if (s.geometry.block_x) n.facts.block->x = *s.geometry.block_x;
+    if (s.geometry.block_y) n.facts.block->y = *s.geometry.block_y;
+    n.facts.block_size = n.facts.block->x * n.facts.block->y;
   }
   if (const char* dump = std::getenv("KLINEAGE_REACH_DUMP"))
-    atomicWrite(std::string(dump) + "/" + k->name + ".chain.cu", cur.at(file));
+    atomicWrite(std::string(dump) + "/" + k.name + ".chain.cu", cur.at(n.file));
 }
